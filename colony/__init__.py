@@ -1,0 +1,5 @@
+"""colony: a consequence-aware control plane for AI agents."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,78 @@
+"""One error family for colony.
+
+Every error colony raises on purpose derives from :class:`ColonyError`. The
+subclasses are grouped by what a caller does about them, and each carries its
+evidence as fields so adapters (MCP, CLI) can translate it without parsing text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "AttestationError",
+    "ColonyError",
+    "ConfigError",
+    "ConflictError",
+    "NotFoundError",
+    "PathSafetyError",
+    "ValidationError",
+]
+
+
+class ColonyError(Exception):
+    """Base class of every deliberate colony error."""
+
+
+class ValidationError(ColonyError, ValueError):
+    """An input value is invalid; nothing was changed."""
+
+    def __init__(self, field: str, message: str, *, value: Any = None) -> None:
+        self.field = field
+        self.value = value
+        super().__init__(f"{field}: {message}")
+
+
+class ConfigError(ColonyError, ValueError):
+    """The policy configuration is missing, malformed or inconsistent."""
+
+    def __init__(self, key: str, message: str, *, path: str | None = None) -> None:
+        self.key = key
+        self.path = path
+        where = f" ({path})" if path else ""
+        super().__init__(f"config {key}{where}: {message}")
+
+
+class NotFoundError(ColonyError, LookupError):
+    """A referenced id (proposal, run, agent, workflow) does not exist."""
+
+    def __init__(self, kind: str, ident: str) -> None:
+        self.kind = kind
+        self.ident = ident
+        super().__init__(f"unknown {kind}: {ident!r}")
+
+
+class ConflictError(ColonyError):
+    """The request contradicts recorded state (a second outcome, a reused id)."""
+
+    def __init__(self, message: str, *, ident: str | None = None) -> None:
+        self.ident = ident
+        super().__init__(message)
+
+
+class AttestationError(ColonyError, ValueError):
+    """An attestation ledger operation was refused or a ledger failed checks."""
+
+    def __init__(self, message: str, *, status: str | None = None, event_id: str | None = None) -> None:
+        self.status = status
+        self.event_id = event_id
+        super().__init__(message)
+
+
+class PathSafetyError(ColonyError, ValueError):
+    """A path falls outside the root colony was allowed to touch."""
+
+    def __init__(self, path: str, root: str, message: str = "is outside the allowed root") -> None:
+        self.path = path
+        self.root = root
+        super().__init__(f"path {path!r} {message} {root!r}")

@@ -1,0 +1,426 @@
+"""Value objects and enums shared by every colony subsystem.
+
+Records validate themselves on construction: a bad value raises
+:class:`colony.errors.ValidationError` naming the field, so nothing invalid can
+enter the kernel. ``to_dict()`` returns JSON-shaped data (enums as their values).
+
+>>> p = ActionProposal(agent_id="a", agent_type="t", action_type="patch_file",
+...                    target="pkg.mod", rationale="r", expected_outcome="e")
+>>> p.to_dict()["target"]
+'pkg.mod'
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import uuid
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any
+
+from colony.errors import ValidationError
+
+__all__ = [
+    "ActionProposal",
+    "AgentRole",
+    "AgentTrustProfile",
+    "AttackVector",
+    "ColonySignal",
+    "ConsequenceRecord",
+    "DecayRate",
+    "FalsificationFinding",
+    "FalsificationSeverity",
+    "GateDecision",
+    "GateResult",
+    "PruningCandidate",
+    "ResourceCost",
+    "SignalSource",
+    "SignalType",
+    "check_finite",
+    "check_json_value",
+    "new_id",
+]
+
+
+class SignalType(StrEnum):
+    """Channel of a pheromone trace."""
+
+    FAILURE = "failure"
+    SUCCESS = "success"
+    RISK = "risk"
+    NEED = "need"
+    DEPENDENCY = "dependency"
+    HUMAN_PRIORITY = "human_priority"
+
+
+class DecayRate(StrEnum):
+    """Decay class of a trace; the per-tick amount of each class is policy."""
+
+    FAST = "fast"
+    NORMAL = "normal"
+    SLOW = "slow"
+
+
+class SignalSource(StrEnum):
+    """Who deposited a trace; each source has a policy multiplier."""
+
+    TEST = "test"
+    HUMAN = "human"
+    AGENT = "agent"
+    SECURITY = "security"
+    RUNTIME = "runtime"
+
+
+class GateDecision(StrEnum):
+    """The actuation gate's verdict."""
+
+    EXECUTE = "execute"
+    HOLD = "hold"
+    REFUSE = "refuse"
+
+
+class AgentRole(StrEnum):
+    """Role label inferred from an agent's trust and history."""
+
+    SANDBOX = "sandbox"
+    REPAIR_ANT = "repair_ant"
+    MEMORY_ANT = "memory_ant"
+    DISPATCHER = "dispatcher"
+    GUARD_ANT = "guard_ant"
+
+
+class FalsificationSeverity(StrEnum):
+    """Severity of a falsification finding; compare with :attr:`rank`, never by string."""
+
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+    @property
+    def rank(self) -> int:
+        return _SEVERITY_RANK[self]
+
+
+_SEVERITY_RANK = {
+    FalsificationSeverity.LOW: 1,
+    FalsificationSeverity.MEDIUM: 2,
+    FalsificationSeverity.HIGH: 3,
+    FalsificationSeverity.CRITICAL: 4,
+}
+
+
+class AttackVector(StrEnum):
+    """The ten categories a falsification check argues from."""
+
+    DEPENDENCY_RISK = "dependency_risk"
+    SECURITY_RISK = "security_risk"
+    CIRCULAR_ARCHITECTURE = "circular_architecture"
+    FALSE_METRIC = "false_metric"
+    OVER_BROAD_MODULE = "over_broad_module"
+    HIDDEN_MAINTENANCE_COST = "hidden_maintenance_cost"
+    NO_ROLLBACK = "no_rollback"
+    NO_TEST_VALUE = "no_test_value"
+    SCOPE_CREEP = "scope_creep"
+    PREMATURE_ABSTRACTION = "premature_abstraction"
+
+
+def new_id() -> str:
+    """Return a fresh UUID4 string."""
+    return str(uuid.uuid4())
+
+
+def check_finite(name: str, value: Any, *, minimum: float | None = None, maximum: float | None = None) -> float:
+    """Return ``value`` as a float, or raise ValidationError if it is not a finite number in range."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValidationError(name, f"must be a number, got {type(value).__name__}", value=value)
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValidationError(name, f"must be finite, got {value!r}", value=value)
+    if minimum is not None and v < minimum:
+        raise ValidationError(name, f"must be >= {minimum}, got {value!r}", value=value)
+    if maximum is not None and v > maximum:
+        raise ValidationError(name, f"must be <= {maximum}, got {value!r}", value=value)
+    return v
+
+
+def check_json_value(name: str, value: Any, _depth: int = 0) -> None:
+    """Raise ValidationError unless ``value`` is finite, JSON-shaped data (str keys, no NaN)."""
+    if _depth > 32:
+        raise ValidationError(name, "is nested too deeply (limit 32)")
+    if value is None or isinstance(value, bool | str | int):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValidationError(name, f"contains a non-finite number {value!r}", value=value)
+        return
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            check_json_value(f"{name}[{i}]", item, _depth + 1)
+        return
+    if isinstance(value, dict):
+        for k, item in value.items():
+            if not isinstance(k, str):
+                raise ValidationError(name, f"has a non-string key {k!r}", value=k)
+            check_json_value(f"{name}.{k}", item, _depth + 1)
+        return
+    raise ValidationError(name, f"holds a {type(value).__name__}, which is not JSON data", value=value)
+
+
+def _enum(name: str, cls: type[StrEnum], value: Any) -> Any:
+    try:
+        return cls(value)
+    except ValueError:
+        valid = ", ".join(m.value for m in cls)  # type: ignore[attr-defined]
+        raise ValidationError(name, f"unknown value {value!r}; expected one of: {valid}", value=value) from None
+
+
+def _nonempty(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValidationError(name, f"must be a string, got {type(value).__name__}", value=value)
+    if not value.strip():
+        raise ValidationError(name, "must be non-empty", value=value)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, StrEnum):
+        return value.value
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+class _Record:
+    """Mixin: JSON-shaped ``to_dict`` over dataclass fields in declaration order."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class ColonySignal(_Record):
+    """One pheromone trace as seen by a reader."""
+
+    location: str
+    signal_type: SignalType
+    strength: float
+    decay_rate: DecayRate = DecayRate.NORMAL
+    source: SignalSource = SignalSource.AGENT
+    evidence: dict[str, Any] = field(default_factory=dict)
+    last_reinforced: float = field(default_factory=time.time)
+
+    def __post_init__(self) -> None:
+        _nonempty("ColonySignal.location", self.location)
+        object.__setattr__(self, "signal_type", _enum("ColonySignal.signal_type", SignalType, self.signal_type))
+        object.__setattr__(self, "decay_rate", _enum("ColonySignal.decay_rate", DecayRate, self.decay_rate))
+        object.__setattr__(self, "source", _enum("ColonySignal.source", SignalSource, self.source))
+        object.__setattr__(self, "strength", check_finite("ColonySignal.strength", self.strength, minimum=0.0))
+        if not isinstance(self.evidence, dict):
+            raise ValidationError("ColonySignal.evidence", "must be a dict", value=self.evidence)
+        check_json_value("ColonySignal.evidence", self.evidence)
+        check_finite("ColonySignal.last_reinforced", self.last_reinforced)
+
+
+_FRACTIONS = ("risk_level", "merge_risk", "security_exposure")
+_COUNTS = ("runtime_seconds", "human_attention_minutes", "doc_debt")
+COST_FIELDS = ("llm_calls", "runtime_seconds", "risk_level", "human_attention_minutes", "merge_risk", "doc_debt", "security_exposure")
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceCost(_Record):
+    """Seven-dimensional cost; fraction fields lie in [0, 1] and ``+`` caps them at 1."""
+
+    llm_calls: int = 0
+    runtime_seconds: float = 0.0
+    risk_level: float = 0.0
+    human_attention_minutes: float = 0.0
+    merge_risk: float = 0.0
+    doc_debt: float = 0.0
+    security_exposure: float = 0.0
+
+    def __post_init__(self) -> None:
+        calls = self.llm_calls
+        if isinstance(calls, bool) or not isinstance(calls, int):
+            if isinstance(calls, float) and math.isfinite(calls) and calls.is_integer():
+                object.__setattr__(self, "llm_calls", int(calls))
+            else:
+                raise ValidationError("ResourceCost.llm_calls", f"must be a whole number, got {calls!r}", value=calls)
+        if self.llm_calls < 0:
+            raise ValidationError("ResourceCost.llm_calls", f"must be non-negative, got {self.llm_calls!r}", value=calls)
+        for name in _FRACTIONS:
+            object.__setattr__(self, name, check_finite(f"ResourceCost.{name}", getattr(self, name), minimum=0.0, maximum=1.0))
+        for name in _COUNTS:
+            object.__setattr__(self, name, check_finite(f"ResourceCost.{name}", getattr(self, name), minimum=0.0))
+
+    def __add__(self, other: ResourceCost) -> ResourceCost:
+        if not isinstance(other, ResourceCost):
+            return NotImplemented
+        return ResourceCost(
+            llm_calls=self.llm_calls + other.llm_calls,
+            runtime_seconds=self.runtime_seconds + other.runtime_seconds,
+            risk_level=min(1.0, self.risk_level + other.risk_level),
+            human_attention_minutes=self.human_attention_minutes + other.human_attention_minutes,
+            merge_risk=min(1.0, self.merge_risk + other.merge_risk),
+            doc_debt=self.doc_debt + other.doc_debt,
+            security_exposure=min(1.0, self.security_exposure + other.security_exposure),
+        )
+
+    @classmethod
+    def from_dict(cls, data: Any, *, name: str = "cost") -> ResourceCost:
+        """Build a cost from a mapping of its field names; unknown keys are an error."""
+        if not isinstance(data, dict):
+            raise ValidationError(name, f"must be an object, got {type(data).__name__}", value=data)
+        unknown = sorted(set(data) - set(COST_FIELDS))
+        if unknown:
+            raise ValidationError(name, f"unknown cost fields {unknown}; expected {list(COST_FIELDS)}", value=data)
+        return cls(**data)
+
+
+_REQUIRED = ("agent_id", "agent_type", "action_type", "target", "rationale", "expected_outcome")
+
+
+@dataclass(frozen=True, slots=True)
+class ActionProposal(_Record):
+    """An agent's request to act on a target."""
+
+    agent_id: str
+    agent_type: str
+    action_type: str
+    target: str
+    rationale: str
+    expected_outcome: str
+    budget_estimate: ResourceCost = field(default_factory=ResourceCost)
+    rollback_plan: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+    proposal_id: str = field(default_factory=new_id)
+    created_at: float = field(default_factory=time.time)
+
+    def __post_init__(self) -> None:
+        for name in _REQUIRED:
+            _nonempty(f"ActionProposal.{name}", getattr(self, name))
+        if not isinstance(self.budget_estimate, ResourceCost):
+            raise ValidationError("ActionProposal.budget_estimate", "must be a ResourceCost", value=self.budget_estimate)
+        if not isinstance(self.rollback_plan, str):
+            raise ValidationError("ActionProposal.rollback_plan", "must be a string", value=self.rollback_plan)
+        if not isinstance(self.evidence, dict):
+            raise ValidationError("ActionProposal.evidence", "must be a dict", value=self.evidence)
+        check_json_value("ActionProposal.evidence", self.evidence)
+        _nonempty("ActionProposal.proposal_id", self.proposal_id)
+        check_finite("ActionProposal.created_at", self.created_at)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ActionProposal:
+        """Inverse of :meth:`to_dict`."""
+        d = dict(data)
+        d["budget_estimate"] = ResourceCost.from_dict(d.get("budget_estimate", {}), name="ActionProposal.budget_estimate")
+        return cls(**d)
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult(_Record):
+    """The gate's answer to one proposal."""
+
+    decision: GateDecision
+    gate_score: float
+    reason: str
+    required_evidence: list[str] = field(default_factory=list)
+    budget_approved: bool = True
+    falsification_severity: float = 0.0
+
+    def __str__(self) -> str:
+        return f"GateResult({self.decision.value} score={self.gate_score:.3f} budget_ok={self.budget_approved})"
+
+
+@dataclass(frozen=True, slots=True)
+class ConsequenceRecord(_Record):
+    """A reported outcome of a proposal and the trust change it caused."""
+
+    proposal: ActionProposal
+    action_taken: str
+    actual_outcome: str
+    tests_passed: bool
+    human_feedback: float = 0.0
+    repair_needed: bool = False
+    trust_delta: float = 0.0
+    recorded_at: float = field(default_factory=time.time)
+    consequence_id: str = field(default_factory=new_id)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tests_passed, bool):
+            raise ValidationError("ConsequenceRecord.tests_passed", "must be a bool", value=self.tests_passed)
+        if not isinstance(self.repair_needed, bool):
+            raise ValidationError("ConsequenceRecord.repair_needed", "must be a bool", value=self.repair_needed)
+        check_finite("ConsequenceRecord.human_feedback", self.human_feedback, minimum=-1.0, maximum=1.0)
+        check_finite("ConsequenceRecord.trust_delta", self.trust_delta)
+
+
+@dataclass(slots=True)
+class AgentTrustProfile(_Record):
+    """An agent's accumulated trust, role and history."""
+
+    agent_id: str
+    role: AgentRole = AgentRole.SANDBOX
+    trust_score: float = 0.1
+    total_proposals: int = 0
+    accepted_proposals: int = 0
+    consequence_history: list[str] = field(default_factory=list)
+    last_updated: float = field(default_factory=time.time)
+
+    def __post_init__(self) -> None:
+        _nonempty("AgentTrustProfile.agent_id", self.agent_id)
+        self.role = _enum("AgentTrustProfile.role", AgentRole, self.role)
+        check_finite("AgentTrustProfile.trust_score", self.trust_score, minimum=0.0, maximum=1.0)
+        for name in ("total_proposals", "accepted_proposals"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValidationError(f"AgentTrustProfile.{name}", f"must be a non-negative integer, got {v!r}", value=v)
+
+    def apply_delta(self, delta: float, *, now: float | None = None) -> None:
+        """Add ``delta`` to trust, clamped to [0, 1]."""
+        check_finite("trust_delta", delta)
+        self.trust_score = max(0.0, min(1.0, self.trust_score + delta))
+        self.last_updated = time.time() if now is None else now
+
+
+@dataclass(frozen=True, slots=True)
+class PruningCandidate(_Record):
+    """A module the pruning daemon suggests archiving."""
+
+    module_path: str
+    last_used: float
+    call_count: int
+    duplicate_of: str | None
+    reason: str
+    confidence: float
+
+    def __post_init__(self) -> None:
+        _nonempty("PruningCandidate.module_path", self.module_path)
+        check_finite("PruningCandidate.confidence", self.confidence, minimum=0.0, maximum=1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class FalsificationFinding(_Record):
+    """One argument against executing a plan."""
+
+    claim: str
+    attack_vector: AttackVector
+    severity: FalsificationSeverity
+    evidence: dict[str, Any] = field(default_factory=dict)
+    remediation: str = ""
+
+    def __post_init__(self) -> None:
+        _nonempty("FalsificationFinding.claim", self.claim)
+        object.__setattr__(self, "attack_vector", _enum("FalsificationFinding.attack_vector", AttackVector, self.attack_vector))
+        object.__setattr__(self, "severity", _enum("FalsificationFinding.severity", FalsificationSeverity, self.severity))
+
+    def __str__(self) -> str:
+        claim = self.claim if len(self.claim) <= 60 else self.claim[:60] + "..."
+        return f"[{self.severity.value}] {self.attack_vector.value}: {claim}"
