@@ -187,6 +187,9 @@ class FalsificationPolicy:
     max_target_depth: int
     suspicious_dependencies: int
     max_dependency_name_length: int
+    vague_pattern_matches: int
+    durable_change_signals: int
+    abstraction_signals: int
     import_graph_max_files: int
 
 
@@ -361,7 +364,19 @@ def _validate(p: Policy, path: str) -> None:
 
     f = p.falsification
     _check(0.0 < f.recommend_hold_at < f.recommend_refuse_at <= 1.0, "falsification", "need 0 < recommend_hold_at < recommend_refuse_at <= 1", path)
-    _check(f.import_graph_max_files >= 1, "falsification.import_graph_max_files", "must be >= 1", path)
+    for name in (
+        "rollback_min_length",
+        "foreign_module_refs",
+        "responsibility_verbs",
+        "max_target_depth",
+        "suspicious_dependencies",
+        "max_dependency_name_length",
+        "vague_pattern_matches",
+        "durable_change_signals",
+        "abstraction_signals",
+        "import_graph_max_files",
+    ):
+        _check(getattr(f, name) >= 1, f"falsification.{name}", "must be >= 1", path)
 
     b = p.budget
     for name in ("max_risk_level", "max_merge_risk", "max_security_exposure"):
