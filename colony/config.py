@@ -333,7 +333,9 @@ def _validate(p: Policy, path: str) -> None:
 
     lad = p.roles.ladder
     steps = (lad.repair_ant, lad.memory_ant, lad.dispatcher, lad.guard_ant)
-    _check(all(0.0 <= a < b <= 1.0 for a, b in zip(steps, steps[1:])), "roles.ladder", "must be strictly increasing in [0, 1]", path)
+    _check(
+        all(0.0 <= a < b <= 1.0 for a, b in zip(steps, steps[1:])), "roles.ladder", "must be strictly increasing in [0, 1]", path
+    )
     _check(p.roles.min_total_proposals >= 0, "roles.min_total_proposals", "must be >= 0", path)
 
     ph = p.pheromone
@@ -344,7 +346,12 @@ def _validate(p: Policy, path: str) -> None:
     _check(0 < ph.extinction_epsilon < d.slow, "pheromone.extinction_epsilon", "must be in (0, slow)", path)
     _check(ph.reinforce_delta >= 0, "pheromone.reinforce_delta", "must be >= 0", path)
     sm = ph.source_multipliers
-    _check(all(v > 0 for v in (sm.human, sm.test, sm.security, sm.agent, sm.runtime)), "pheromone.source_multipliers", "must be > 0", path)
+    _check(
+        all(v > 0 for v in (sm.human, sm.test, sm.security, sm.agent, sm.runtime)),
+        "pheromone.source_multipliers",
+        "must be > 0",
+        path,
+    )
     for name in ("failure", "risk", "success", "dependency", "human_priority", "need"):
         value = getattr(ph.signal_defaults, name)
         _check(value in ("fast", "normal", "slow"), f"pheromone.signal_defaults.{name}", f"unknown decay class {value!r}", path)
@@ -363,7 +370,12 @@ def _validate(p: Policy, path: str) -> None:
     _check(pr.refuse_failure_base >= 0 and pr.refuse_failure_severity_scale >= 0, "proposal", "refuse failure must be >= 0", path)
 
     f = p.falsification
-    _check(0.0 < f.recommend_hold_at < f.recommend_refuse_at <= 1.0, "falsification", "need 0 < recommend_hold_at < recommend_refuse_at <= 1", path)
+    _check(
+        0.0 < f.recommend_hold_at < f.recommend_refuse_at <= 1.0,
+        "falsification",
+        "need 0 < recommend_hold_at < recommend_refuse_at <= 1",
+        path,
+    )
     for name in (
         "rollback_min_length",
         "foreign_module_refs",
@@ -386,10 +398,20 @@ def _validate(p: Policy, path: str) -> None:
 
     pru = p.pruning
     c = pru.confidence
-    _check(all(0.0 <= v <= 1.0 for v in (c.duplicate, c.never_used, c.no_calls_stale, c.low_usage_stale)), "pruning.confidence", "must be in [0, 1]", path)
+    _check(
+        all(0.0 <= v <= 1.0 for v in (c.duplicate, c.never_used, c.no_calls_stale, c.low_usage_stale)),
+        "pruning.confidence",
+        "must be in [0, 1]",
+        path,
+    )
     _check(pru.stale_days > 0, "pruning.stale_days", "must be > 0", path)
     _check(0.0 <= pru.min_confidence <= 1.0, "pruning.min_confidence", "must be in [0, 1]", path)
-    _check(not Path(pru.archive_dir).is_absolute() and ".." not in Path(pru.archive_dir).parts, "pruning.archive_dir", "must be a relative path without '..'", path)
+    _check(
+        not Path(pru.archive_dir).is_absolute() and ".." not in Path(pru.archive_dir).parts,
+        "pruning.archive_dir",
+        "must be a relative path without '..'",
+        path,
+    )
 
 
 def config_dir() -> Path | None:

@@ -231,7 +231,15 @@ class ColonySignal(_Record):
 
 _FRACTIONS = ("risk_level", "merge_risk", "security_exposure")
 _COUNTS = ("runtime_seconds", "human_attention_minutes", "doc_debt")
-COST_FIELDS = ("llm_calls", "runtime_seconds", "risk_level", "human_attention_minutes", "merge_risk", "doc_debt", "security_exposure")
+COST_FIELDS = (
+    "llm_calls",
+    "runtime_seconds",
+    "risk_level",
+    "human_attention_minutes",
+    "merge_risk",
+    "doc_debt",
+    "security_exposure",
+)
 
 
 @dataclass(frozen=True, slots=True)

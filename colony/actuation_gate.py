@@ -1,0 +1,321 @@
+"""The actuation gate: EXECUTE, HOLD or REFUSE from budget, hazard, trust and completeness.
+
+Evaluation order: empty target, budget override, SANDBOX role, trust floor, CRITICAL
+finding, then the weighted score
+
+    score = w_b·budget + w_r·risk(h) + w_t·trust(t, n_fail) + w_c·max(0, 1 − p·missing)
+
+with hazard ``h = max(RISK, FAILURE)`` at the target, routed by the execute and hold
+thresholds. All numbers come from the ``gate`` policy section.
+
+>>> from colony.pheromone_store import PheromoneStore
+>>> gate = ActuationGate(pheromone_store=PheromoneStore())
+>>> r = gate.evaluate_inputs(GateInputs(trust_score=0.5, role=AgentRole.DISPATCHER))
+>>> r.decision.value, r.gate_score
+('execute', 0.875)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from colony.config import GatePolicy, default_policy
+from colony.errors import ValidationError
+from colony.models import (
+    ActionProposal,
+    AgentRole,
+    AgentTrustProfile,
+    FalsificationFinding,
+    FalsificationSeverity,
+    GateDecision,
+    GateResult,
+    ResourceCost,
+    SignalType,
+    check_finite,
+)
+from colony.pheromone_store import PheromoneStore
+from colony.resource_ledger import ResourceLedger
+
+__all__ = ["ActuationGate", "GateInputs", "GateBreakdown"]
+
+
+@dataclass(frozen=True, slots=True)
+class GateInputs:
+    """Everything the gate's arithmetic depends on, as plain values."""
+
+    trust_score: float
+    role: AgentRole = AgentRole.DISPATCHER
+    risk: float = 0.0
+    failure: float = 0.0
+    missing: tuple[str, ...] = ()
+    findings: tuple[FalsificationFinding, ...] = ()
+    budget_approved: bool = True
+    integrated: bool = True
+    recent_failures: int = 0
+    proposal_id: str = "proposal"
+    budget_estimate: ResourceCost = field(default_factory=ResourceCost)
+
+    def __post_init__(self) -> None:
+        check_finite("trust_score", self.trust_score, minimum=0.0, maximum=1.0)
+        check_finite("risk", self.risk, minimum=0.0)
+        check_finite("failure", self.failure, minimum=0.0)
+        if isinstance(self.recent_failures, bool) or not isinstance(self.recent_failures, int) or self.recent_failures < 0:
+            raise ValidationError("recent_failures", "must be a non-negative integer", value=self.recent_failures)
+        unknown = [m for m in self.missing if m not in _FIELDS]
+        if unknown:
+            raise ValidationError("missing", f"unknown completeness fields {unknown}; expected some of {list(_FIELDS)}")
+
+
+@dataclass(frozen=True, slots=True)
+class GateBreakdown:
+    """The score's components (only meaningful when no hard override fired)."""
+
+    budget: float
+    risk: float
+    trust: float
+    completeness: float
+    hazard: float
+    override: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "risk": self.risk,
+            "trust": self.trust,
+            "completeness": self.completeness,
+            "hazard": self.hazard,
+            "override": self.override,
+        }
+
+
+_FIELDS = ("rollback_plan", "evidence", "expected_outcome")
+_REQUIRED_FOR_MISSING = {
+    "rollback_plan": "add_concrete_rollback_plan",
+    "evidence": "supply_supporting_evidence",
+    "expected_outcome": "define_expected_outcome",
+}
+
+
+class ActuationGate:
+    """Scores proposals against the policy.
+
+    Parameters:
+        policy: the ``gate`` policy section (default: the policy in force).
+        pheromone_store: the field hazard is read from.
+        resource_ledger: used for the budget check in standalone mode (no ``budget_approved`` given).
+        recent_failures: ``agent_id -> count`` of failures among the agent's recent outcomes.
+    """
+
+    def __init__(
+        self,
+        policy: GatePolicy | None = None,
+        *,
+        pheromone_store: PheromoneStore,
+        resource_ledger: ResourceLedger | None = None,
+        recent_failures: Callable[[str], int] | None = None,
+    ) -> None:
+        if not isinstance(pheromone_store, PheromoneStore):
+            raise TypeError("pheromone_store must be a PheromoneStore")
+        self.policy = policy if policy is not None else default_policy().gate
+        self.store = pheromone_store
+        self.ledger = resource_ledger
+        self._recent_failures = recent_failures
+        sw = self.policy.severity_weights
+        self._severity_weight = {
+            FalsificationSeverity.LOW: sw.low,
+            FalsificationSeverity.MEDIUM: sw.medium,
+            FalsificationSeverity.HIGH: sw.high,
+            FalsificationSeverity.CRITICAL: sw.critical,
+        }
+
+    # ------------------------------------------------------------------ inputs
+    @staticmethod
+    def missing_fields(proposal: ActionProposal) -> tuple[str, ...]:
+        """Completeness fields the proposal lacks, in policy order."""
+        missing = []
+        if not proposal.rollback_plan.strip():
+            missing.append("rollback_plan")
+        if not proposal.evidence:
+            missing.append("evidence")
+        if not proposal.expected_outcome.strip():
+            missing.append("expected_outcome")
+        return tuple(missing)
+
+    def witness_state(self, proposal: ActionProposal) -> dict[str, Any]:
+        """What the gate sees of a proposal: its fields, the field readings, completeness flags."""
+        t = proposal.target
+        readings = {
+            st.value: self.store.sense(t, st)
+            for st in (SignalType.RISK, SignalType.FAILURE, SignalType.SUCCESS, SignalType.HUMAN_PRIORITY)
+        }
+        missing = self.missing_fields(proposal)
+        return {
+            **proposal.to_dict(),
+            "pheromone_readings": readings,
+            "effective_hazard": max(readings["risk"], readings["failure"]),
+            "completeness_flags": {f"has_{name}": name not in missing for name in _FIELDS},
+        }
+
+    def severity_weight(self, severity: FalsificationSeverity) -> float:
+        return self._severity_weight[FalsificationSeverity(severity)]
+
+    def falsification_severity(self, findings: Sequence[FalsificationFinding]) -> float:
+        """Maximum severity weight over the findings (0.0 for none)."""
+        return max((self._severity_weight[f.severity] for f in findings), default=0.0)
+
+    # -------------------------------------------------------------- evaluation
+    def evaluate(
+        self,
+        proposal: ActionProposal,
+        profile: AgentTrustProfile,
+        findings: Sequence[FalsificationFinding] | None = None,
+        budget_approved: bool | None = None,
+        *,
+        recent_failures: int | None = None,
+    ) -> GateResult:
+        """Evaluate a proposal for an agent.
+
+        ``budget_approved`` given means integrated mode (a budget failure HOLDs);
+        ``None`` means standalone mode (the ledger is asked and a failure REFUSEs).
+        """
+        integrated = budget_approved is not None
+        if budget_approved is None:
+            budget_approved = self.ledger.can_afford(proposal.budget_estimate)[0] if self.ledger is not None else True
+        if recent_failures is None:
+            recent_failures = self._recent_failures(proposal.agent_id) if self._recent_failures is not None else 0
+        target = proposal.target
+        slot_risk = self.store.sense(target, SignalType.RISK)
+        slot_fail = self.store.sense(target, SignalType.FAILURE)
+        inputs = GateInputs(
+            trust_score=profile.trust_score,
+            role=profile.role,
+            risk=slot_risk,
+            failure=slot_fail,
+            missing=self.missing_fields(proposal),
+            findings=tuple(findings or ()),
+            budget_approved=bool(budget_approved),
+            integrated=integrated,
+            recent_failures=recent_failures,
+            proposal_id=proposal.proposal_id,
+            budget_estimate=proposal.budget_estimate,
+        )
+        return self.evaluate_inputs(inputs)
+
+    def breakdown(self, inputs: GateInputs) -> GateBreakdown:
+        """Components of the score and the hard override that would fire, if any."""
+        p = self.policy
+        hazard = max(inputs.risk, inputs.failure)
+        override = self._override(inputs)
+        rc = p.risk_component
+        if hazard >= p.hazard_high:
+            risk_ok = rc.high
+        elif hazard >= p.hazard_medium:
+            risk_ok = rc.medium
+        else:
+            risk_ok = rc.clear
+        trust_ok = 1.0 if inputs.trust_score >= p.trust_full_credit else p.trust_partial_credit
+        if inputs.recent_failures >= p.recent_failure_threshold:
+            trust_ok = max(0.0, trust_ok - p.recent_failure_penalty)
+        completeness = max(0.0, 1.0 - len(inputs.missing) * p.missing_field_penalty)
+        return GateBreakdown(1.0, risk_ok, trust_ok, completeness, hazard, override)
+
+    def _override(self, inputs: GateInputs) -> str | None:
+        if not inputs.budget_approved:
+            return "budget"
+        if inputs.role is AgentRole.SANDBOX:
+            return "sandbox"
+        if inputs.trust_score < self.policy.trust_hard_floor:
+            return "trust_floor"
+        if any(f.severity is FalsificationSeverity.CRITICAL for f in inputs.findings):
+            return "critical_finding"
+        return None
+
+    def evaluate_inputs(self, inputs: GateInputs) -> GateResult:
+        """The gate's arithmetic on plain inputs (what :meth:`evaluate` and the explorers call)."""
+        p = self.policy
+        findings = inputs.findings
+        severity = self.falsification_severity(findings)
+        b = self.breakdown(inputs)
+        if b.override == "budget":
+            return GateResult(
+                GateDecision.HOLD if inputs.integrated else GateDecision.REFUSE,
+                0.0,
+                f"Budget ceiling exceeded for proposal {inputs.proposal_id!r}. budget_estimate={inputs.budget_estimate!r}. "
+                "Re-queue after budget period resets.",
+                ["budget_recovered"],
+                False,
+                severity,
+            )
+        if b.override == "sandbox":
+            return GateResult(
+                GateDecision.REFUSE,
+                0.0,
+                "SANDBOX role: no write-path gate passes",
+                ["earn_higher_role_via_trust_growth", "accumulate_accepted_proposals"],
+                True,
+                severity,
+            )
+        if b.override == "trust_floor":
+            return GateResult(
+                GateDecision.REFUSE,
+                0.0,
+                f"Agent trust score {inputs.trust_score:.3f} is below the hard floor of {p.trust_hard_floor!r}. "
+                "Accumulate accepted proposals to raise trust before re-submitting.",
+                [f"trust_above_{p.trust_hard_floor:.2f}"],
+                True,
+                severity,
+            )
+        if b.override == "critical_finding":
+            critical = [f for f in findings if f.severity is FalsificationSeverity.CRITICAL]
+            return GateResult(
+                GateDecision.REFUSE,
+                0.0,
+                f"CRITICAL falsification finding: {critical[0].claim}",
+                [f.remediation for f in critical if f.remediation],
+                True,
+                severity,
+            )
+        w = p.weights
+        score = b.budget * w.budget + b.risk * w.risk + b.trust * w.trust + b.completeness * w.completeness
+        score = max(0.0, min(1.0, score))
+        issues: list[str] = []
+        if b.risk < 1.0:
+            issues.append(
+                f"elevated local pheromone hazard pressure at target ({b.hazard:.2f}; risk={inputs.risk:.2f}, failure={inputs.failure:.2f})"
+            )
+        penalised = inputs.recent_failures >= p.recent_failure_threshold
+        if b.trust < p.trust_partial_credit or (b.trust < 1.0 and penalised):
+            suffix = f", recent_failures={inputs.recent_failures}" if penalised else ""
+            issues.append(f"agent trust reduced (score={inputs.trust_score:.3f}{suffix})")
+        issues.extend(f"missing: {name}" for name in inputs.missing)
+        if findings:
+            worst = max(findings, key=lambda f: f.severity.rank).severity
+            issues.append(f"falsification findings: {len(findings)} (max severity {worst.value})")
+        if score >= p.execute_threshold:
+            reason = f"gate score {score:.3f} >= execute threshold"
+            if issues:
+                reason += ". Warnings — " + "; ".join(issues)
+            return GateResult(GateDecision.EXECUTE, score, reason, [], True, severity)
+        if score >= p.hold_threshold:
+            reason = (
+                f"gate score {score:.3f} below execute threshold ({p.execute_threshold!r}). "
+                "Re-evaluate after trust growth or evidence addition."
+            )
+            if issues:
+                reason += " Reasons: " + "; ".join(issues)
+            required = [_REQUIRED_FOR_MISSING[name] for name in inputs.missing]
+            if b.trust < 1.0:
+                required.append("increase_trust_score_via_accepted_proposals")
+            if b.risk < 1.0:
+                required.append("wait_for_risk_pheromone_to_decay_or_address_root_cause")
+            if findings:
+                required.append("resolve_falsification_findings")
+            return GateResult(
+                GateDecision.HOLD, score, reason, required or ["additional_evidence", "trust_improvement"], True, severity
+            )
+        reason = f"gate score {score:.3f} is below the REFUSE threshold ({p.hold_threshold!r})."
+        if issues:
+            reason += " Reasons: " + "; ".join(issues)
+        return GateResult(GateDecision.REFUSE, score, reason, [], True, severity)

@@ -1,0 +1,115 @@
+"""The colony's budget: seven cumulative dimensions per fixed period.
+
+>>> ledger = ResourceLedger()
+>>> ledger.can_afford(ResourceCost(llm_calls=10))
+(True, None)
+>>> ledger.can_afford(ResourceCost(llm_calls=10_000))[1]
+'llm_calls budget exceeded: 10000 > 500'
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from colony.config import BudgetPolicy, default_policy
+from colony.models import COST_FIELDS, ResourceCost
+
+__all__ = ["ResourceLedger"]
+
+# dimension -> (cap attribute, format of the used/cap figures, unit suffix)
+_DIMENSIONS: tuple[tuple[str, str, str, str], ...] = (
+    ("llm_calls", "max_llm_calls", "d", ""),
+    ("runtime_seconds", "max_runtime_seconds", ".2f", "s"),
+    ("risk_level", "max_risk_level", ".3f", ""),
+    ("human_attention_minutes", "max_human_attention_minutes", ".2f", ""),
+    ("merge_risk", "max_merge_risk", ".3f", ""),
+    ("doc_debt", "max_doc_debt", ".2f", ""),
+    ("security_exposure", "max_security_exposure", ".3f", ""),
+)
+
+
+class ResourceLedger:
+    """Accumulates costs within a period and answers whether one more fits.
+
+    Parameters:
+        policy: the ``budget`` section of the policy (default: the policy in force).
+        clock: time source for the period (injectable, so fixtures are deterministic).
+    """
+
+    def __init__(self, policy: BudgetPolicy | None = None, *, clock: Callable[[], float] = time.time) -> None:
+        self.policy = policy if policy is not None else default_policy().budget
+        self._clock = clock
+        self._used = ResourceCost()
+        self._period_start = clock()
+        self._journal: Callable[[], None] | None = None
+
+    def set_journal(self, journal: Callable[[], None] | None) -> None:
+        """Register a callback run after every change of state (persistence hook)."""
+        self._journal = journal
+
+    @property
+    def used(self) -> ResourceCost:
+        """Consumption so far in this period."""
+        return self._used
+
+    @property
+    def period_start(self) -> float:
+        return self._period_start
+
+    def maybe_reset(self) -> bool:
+        """Start a new period if the current one has elapsed; True if it did."""
+        period = self.policy.period_seconds
+        now = self._clock()
+        if period > 0 and now - self._period_start >= period:
+            self._used = ResourceCost()
+            self._period_start = now
+            if self._journal is not None:
+                self._journal()
+            return True
+        return False
+
+    def can_afford(self, cost: ResourceCost) -> tuple[bool, str | None]:
+        """(True, None) if ``used + cost`` stays within every cap, else (False, first violation)."""
+        self.maybe_reset()
+        projected = self._used + cost
+        for name, cap_name, fmt, unit in _DIMENSIONS:
+            value = getattr(projected, name)
+            cap = getattr(self.policy, cap_name)
+            if value > cap:
+                if fmt == "d":
+                    return False, f"{name} budget exceeded: {value} > {int(cap)}"
+                return False, f"{name} budget exceeded: {value:{fmt}}{unit} > {cap:{fmt}}{unit}"
+        return True, None
+
+    def consume(self, cost: ResourceCost) -> None:
+        """Add ``cost`` to this period's consumption (fractions cap at 1.0)."""
+        self.maybe_reset()
+        self._used = self._used + cost
+        if self._journal is not None:
+            self._journal()
+
+    def reset_period(self) -> None:
+        """Zero consumption and start a new period now."""
+        self._used = ResourceCost()
+        self._period_start = self._clock()
+        if self._journal is not None:
+            self._journal()
+
+    def restore(self, used: ResourceCost, period_start: float) -> None:
+        """Replace state with persisted values."""
+        self._used = used
+        self._period_start = period_start
+
+    def usage_summary(self) -> dict[str, Any]:
+        """``{dimension: {"used", "max"}}`` for all seven dimensions plus ``period_start``."""
+        out: dict[str, Any] = {}
+        for name, cap_name, fmt, _unit in _DIMENSIONS:
+            used = getattr(self._used, name)
+            out[name] = {"used": used if fmt == "d" else round(used, 3), "max": getattr(self.policy, cap_name)}
+        out["period_start"] = self._period_start
+        return out
+
+
+assert tuple(d[0] for d in _DIMENSIONS) == COST_FIELDS

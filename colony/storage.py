@@ -1,0 +1,149 @@
+"""The narrow storage interface behind the kernel's state.
+
+One SQLite database (``:memory:`` by default, or a file) holds everything the kernel
+must remember: the field, the tick count, the budget period, profiles, consequences
+and, when enabled, the attestation ledger. All access goes through :class:`StateDB`,
+so another backend (PostgreSQL, for several MCP servers sharing one colony) is a new
+class with the same methods, not a rewrite.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from colony.models import DecayRate, ResourceCost, SignalSource, SignalType
+from colony.pheromone_store import Trace
+
+__all__ = ["StateDB"]
+
+SCHEMA_VERSION = "1"
+
+_KERNEL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS kernel_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS kernel_traces (
+    location TEXT NOT NULL,
+    signal_type TEXT NOT NULL,
+    decay TEXT NOT NULL,
+    source TEXT NOT NULL,
+    base REAL NOT NULL,
+    t0 INTEGER NOT NULL,
+    expiry INTEGER NOT NULL,
+    last_reinforced REAL NOT NULL,
+    evidence_json TEXT,
+    contrib_json TEXT,
+    PRIMARY KEY (location, signal_type)
+) WITHOUT ROWID;
+"""
+
+
+class StateDB:
+    """A SQLite connection with one lock, nested transactions and the kernel's own tables.
+
+    Parameters:
+        path: ``":memory:"`` or a file path (parent directories are created).
+    """
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        self.persistent = self.path != ":memory:"
+        if self.persistent:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.lock = threading.RLock()
+        self._depth = 0
+        if self.persistent:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA busy_timeout=5000")
+        self.conn.executescript(_KERNEL_SCHEMA)
+
+    # ------------------------------------------------------------ transactions
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Run a block atomically; nested blocks join the outer transaction."""
+        with self.lock:
+            outer = self._depth == 0
+            if outer:
+                self.conn.execute("BEGIN IMMEDIATE")
+            self._depth += 1
+            try:
+                yield self.conn
+            except BaseException:
+                self._depth -= 1
+                if outer:
+                    self.conn.execute("ROLLBACK")
+                raise
+            else:
+                self._depth -= 1
+                if outer:
+                    self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
+
+    # -------------------------------------------------------------------- meta
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM kernel_meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO kernel_meta (key, value) VALUES (?, ?)", (key, value))
+
+    # ------------------------------------------------------------------ traces
+    def save_trace(self, op: str, t: Trace) -> None:
+        """Journal callback for :class:`PheromoneStore`: upsert or delete one trace row."""
+        if op == "delete":
+            self.conn.execute(
+                "DELETE FROM kernel_traces WHERE location = ? AND signal_type = ?", (t.location, t.signal_type.value)
+            )
+            return
+        self.conn.execute(
+            "INSERT OR REPLACE INTO kernel_traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                t.location,
+                t.signal_type.value,
+                t.decay.value,
+                t.source.value,
+                t.base,
+                t.t0,
+                t.expiry,
+                t.last_reinforced,
+                json.dumps(t.evidence, sort_keys=True) if t.evidence else None,
+                json.dumps(t.contrib, sort_keys=True) if t.contrib else None,
+            ),
+        )
+
+    def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
+        traces = []
+        for row in self.conn.execute("SELECT * FROM kernel_traces ORDER BY location, signal_type"):
+            loc, st, decay, source, base, t0, expiry, last, ev, contrib = row
+            t = Trace(loc, SignalType(st), DecayRate(decay), eps[DecayRate(decay)], SignalSource(source))
+            t.base, t.t0, t.expiry, t.last_reinforced = base, t0, expiry, last
+            t.evidence = json.loads(ev) if ev else None
+            t.contrib = {a: (float(b), int(k)) for a, (b, k) in json.loads(contrib).items()} if contrib else None
+            traces.append(t)
+        return traces
+
+    def delete_expired_traces(self, tick: int) -> None:
+        self.conn.execute("DELETE FROM kernel_traces WHERE expiry <= ?", (tick,))
+
+    # ------------------------------------------------------------------ budget
+    def save_budget(self, used: ResourceCost, period_start: float) -> None:
+        self.set_meta("budget", json.dumps({"used": used.to_dict(), "period_start": period_start}, sort_keys=True))
+
+    def load_budget(self) -> tuple[ResourceCost, float] | None:
+        raw = self.get_meta("budget")
+        if raw is None:
+            return None
+        data: dict[str, Any] = json.loads(raw)
+        return ResourceCost.from_dict(data["used"]), float(data["period_start"])

@@ -1,0 +1,46 @@
+"""Shared fixtures: proposals and agents the kernel tests reuse."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import pytest
+
+from colony.models import ActionProposal
+
+_ids = itertools.count()
+
+
+def make_proposal(
+    *,
+    agent_id: str = "agent-a",
+    target: str = "pkg.module",
+    action_type: str = "patch_file",
+    rollback_plan: str = "git revert the bounded change",
+    evidence: dict | None = None,
+    expected_outcome: str = "targeted tests pass",
+    rationale: str = "Fix the off-by-one in the tick counter.",
+    proposal_id: str | None = None,
+    **extra: object,
+) -> ActionProposal:
+    """A complete, tested proposal unless told otherwise."""
+    if evidence is None:
+        evidence = {"tests": ["tests/test_module.py::test_tick"], "metrics": ["error rate < 1%"]}
+    return ActionProposal(
+        agent_id=agent_id,
+        agent_type="dispatcher",
+        action_type=action_type,
+        target=target,
+        rationale=rationale,
+        expected_outcome=expected_outcome,
+        rollback_plan=rollback_plan,
+        evidence=evidence,
+        proposal_id=proposal_id or f"p-{next(_ids)}",
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture
+def proposal_factory() -> Callable[..., ActionProposal]:
+    return make_proposal
