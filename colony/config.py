@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, fields, is_dataclass
 from functools import lru_cache
 from importlib import resources
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, get_type_hints
 
@@ -334,7 +335,7 @@ def _validate(p: Policy, path: str) -> None:
     lad = p.roles.ladder
     steps = (lad.repair_ant, lad.memory_ant, lad.dispatcher, lad.guard_ant)
     _check(
-        all(0.0 <= a < b <= 1.0 for a, b in zip(steps, steps[1:])), "roles.ladder", "must be strictly increasing in [0, 1]", path
+        all(0.0 <= a < b <= 1.0 for a, b in pairwise(steps)), "roles.ladder", "must be strictly increasing in [0, 1]", path
     )
     _check(p.roles.min_total_proposals >= 0, "roles.min_total_proposals", "must be >= 0", path)
 
