@@ -186,21 +186,21 @@ class ActuationGate:
         if recent_failures is None:
             recent_failures = self._recent_failures(proposal.agent_id) if self._recent_failures is not None else 0
         target = proposal.target
-        slot_risk = self.store.sense(target, SignalType.RISK)
-        slot_fail = self.store.sense(target, SignalType.FAILURE)
-        inputs = GateInputs(
-            trust_score=profile.trust_score,
-            role=profile.role,
-            risk=slot_risk,
-            failure=slot_fail,
-            missing=self.missing_fields(proposal),
-            findings=tuple(findings or ()),
-            budget_approved=bool(budget_approved),
-            integrated=integrated,
-            recent_failures=recent_failures,
-            proposal_id=proposal.proposal_id,
-            budget_estimate=proposal.budget_estimate,
-        )
+        inputs = GateInputs.__new__(GateInputs)  # values below are already validated
+        for name, value in (
+            ("trust_score", profile.trust_score),
+            ("role", profile.role),
+            ("risk", self.store.sense(target, SignalType.RISK)),
+            ("failure", self.store.sense(target, SignalType.FAILURE)),
+            ("missing", self.missing_fields(proposal)),
+            ("findings", tuple(findings or ())),
+            ("budget_approved", bool(budget_approved)),
+            ("integrated", integrated),
+            ("recent_failures", recent_failures),
+            ("proposal_id", proposal.proposal_id),
+            ("budget_estimate", proposal.budget_estimate),
+        ):
+            object.__setattr__(inputs, name, value)
         return self.evaluate_inputs(inputs)
 
     def breakdown(self, inputs: GateInputs) -> GateBreakdown:

@@ -195,7 +195,7 @@ class ConsequenceMemory:
         p = self._load(agent_id)
         if p is None:
             return AgentTrustProfile(agent_id, AgentRole.SANDBOX, self.policy.new_agent_trust, 0, 0, [], self._clock())
-        return self._copy(p)
+        return p.copy()
 
     def known(self, agent_id: str) -> bool:
         return self._load(agent_id) is not None
@@ -217,7 +217,7 @@ class ConsequenceMemory:
                 int(calibrated),
             ),
         )
-        self._cache(profile.agent_id, self._copy(profile))
+        self._cache(profile.agent_id, profile.copy())
 
     def note_proposal(self, profile: AgentTrustProfile, proposal_id: str) -> bool:
         """Count ``proposal_id`` once for the profile's agent; True if it was new (profile updated in place)."""

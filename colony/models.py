@@ -391,6 +391,18 @@ class AgentTrustProfile(_Record):
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValidationError(f"AgentTrustProfile.{name}", f"must be a non-negative integer, got {v!r}", value=v)
 
+    def copy(self) -> AgentTrustProfile:
+        """An independent copy (no re-validation: the source was validated)."""
+        new = object.__new__(AgentTrustProfile)
+        new.agent_id = self.agent_id
+        new.role = self.role
+        new.trust_score = self.trust_score
+        new.total_proposals = self.total_proposals
+        new.accepted_proposals = self.accepted_proposals
+        new.consequence_history = list(self.consequence_history)
+        new.last_updated = self.last_updated
+        return new
+
     def apply_delta(self, delta: float, *, now: float | None = None) -> None:
         """Add ``delta`` to trust, clamped to [0, 1]."""
         check_finite("trust_delta", delta)

@@ -28,6 +28,7 @@ _DIMENSIONS: tuple[tuple[str, str, str, str], ...] = (
     ("doc_debt", "max_doc_debt", ".2f", ""),
     ("security_exposure", "max_security_exposure", ".3f", ""),
 )
+_FRACTIONS = frozenset({"risk_level", "merge_risk", "security_exposure"})
 
 
 class ResourceLedger:
@@ -73,9 +74,11 @@ class ResourceLedger:
     def can_afford(self, cost: ResourceCost) -> tuple[bool, str | None]:
         """(True, None) if ``used + cost`` stays within every cap, else (False, first violation)."""
         self.maybe_reset()
-        projected = self._used + cost
+        used = self._used
         for name, cap_name, fmt, unit in _DIMENSIONS:
-            value = getattr(projected, name)
+            value = getattr(used, name) + getattr(cost, name)
+            if name in _FRACTIONS:
+                value = min(1.0, value)
             cap = getattr(self.policy, cap_name)
             if value > cap:
                 if fmt == "d":

@@ -1,0 +1,506 @@
+"""ColonyKernel: the eight subsystems behind one thread-safe, restart-persistent API.
+
+>>> from colony.models import ActionProposal
+>>> kernel = ColonyKernel()
+>>> _ = kernel.calibrate_agent("agent-42", trust_score=0.5)
+>>> p = ActionProposal(agent_id="agent-42", agent_type="dispatcher", action_type="patch_file",
+...     target="pkg.mod", rationale="Fix the off-by-one in the tick counter",
+...     expected_outcome="targeted tests pass", rollback_plan="git revert the bounded change",
+...     evidence={"tests": ["tests/test_mod.py"], "metrics": ["error rate < 1%"]})
+>>> kernel.propose_action(p).decision.value
+'execute'
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from colony.actuation_gate import ActuationGate
+from colony.config import Policy, default_policy, load_policy
+from colony.consequence_memory import ConsequenceMemory, parse_feedback
+from colony.errors import AttestationError, ConflictError, ValidationError
+from colony.falsification import FalsificationWorker
+from colony.models import (
+    ActionProposal,
+    AgentTrustProfile,
+    ColonySignal,
+    ConsequenceRecord,
+    DecayRate,
+    FalsificationFinding,
+    FalsificationSeverity,
+    GateDecision,
+    GateResult,
+    ResourceCost,
+    SignalSource,
+    SignalType,
+    check_finite,
+    check_json_value,
+)
+from colony.pheromone_store import PheromoneStore
+from colony.pruning_daemon import PruningDaemon
+from colony.resource_ledger import ResourceLedger
+from colony.role_adapter import RoleAdapter
+from colony.storage import StateDB
+
+__all__ = ["ATTESTATION_MODES", "ColonyKernel", "ColonyKernelConfig"]
+
+log = logging.getLogger(__name__)
+
+ATTESTATION_MODES = ("disabled", "optional", "required")
+
+
+@dataclass(frozen=True)
+class ColonyKernelConfig:
+    """How to build a kernel.
+
+    Parameters:
+        state_path: SQLite file holding the whole kernel state (None: in-memory).
+        config_dir: directory with a ``policy.yaml`` (None: ``$COLONY_CONFIG`` or the packaged policy).
+        policy: an already-loaded policy (wins over ``config_dir``).
+        repo_root: the only tree repository-aware checks and pruning may read or move files in.
+        attestation_mode: ``"disabled"``, ``"optional"`` or ``"required"``.
+        attestation_key: HMAC key (≥ 16 bytes) or, with ``attestation_algorithm="ed25519"``, a
+            32-byte private key; None reads ``COLONY_ATTESTATION_KEY`` / ``COLONY_ATTESTATION_ED25519_KEY``.
+        clock: wall-clock source for timestamps and the budget period (injectable for replay).
+        run_id: attestation run id (default: persisted in the state file, or a new one).
+    """
+
+    state_path: str | Path | None = None
+    config_dir: str | Path | None = None
+    policy: Policy | None = None
+    repo_root: str | Path | None = None
+    attestation_mode: str = "disabled"
+    attestation_key: bytes | str | None = field(default=None, repr=False)
+    attestation_algorithm: str = "hmac"
+    clock: Callable[[], float] = time.time
+    run_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.attestation_mode not in ATTESTATION_MODES:
+            raise ValidationError(
+                "attestation_mode",
+                f"must be one of {', '.join(ATTESTATION_MODES)}; got {self.attestation_mode!r}",
+                value=self.attestation_mode,
+            )
+        if self.attestation_algorithm not in ("hmac", "ed25519"):
+            raise ValidationError("attestation_algorithm", "must be 'hmac' or 'ed25519'", value=self.attestation_algorithm)
+
+
+_OUTCOME_KEYS = frozenset({"summary", "repair_needed", "action_taken", "cost"})
+
+
+class ColonyKernel:
+    """The colony control plane. Public methods are safe under concurrent callers."""
+
+    def __init__(self, config: ColonyKernelConfig | None = None) -> None:
+        self.config = config = config if config is not None else ColonyKernelConfig()
+        if config.policy is not None:
+            self.policy = config.policy
+        elif config.config_dir is not None:
+            self.policy = load_policy(config.config_dir)
+        else:
+            self.policy = default_policy()
+        self._clock = config.clock
+        self.db = StateDB(config.state_path if config.state_path is not None else ":memory:")
+        self._lock = self.db.lock
+        p = self.policy
+        self.pheromones = PheromoneStore(p.pheromone, clock=self._clock)
+        self.resource_ledger = ResourceLedger(p.budget, clock=self._clock)
+        self.consequence_memory = ConsequenceMemory(
+            self.db, policy=p.trust, recent_window=p.gate.recent_failure_window, clock=self._clock
+        )
+        self.role_adapter = RoleAdapter(p.roles, clock=self._clock)
+        self.gate = ActuationGate(
+            p.gate,
+            pheromone_store=self.pheromones,
+            resource_ledger=self.resource_ledger,
+            recent_failures=self.consequence_memory.recent_failures,
+        )
+        self.falsification_worker = FalsificationWorker(p, repo_root=config.repo_root)
+        self.pruning_daemon = PruningDaemon(p, pheromone_store=self.pheromones, repo_root=config.repo_root, clock=self._clock)
+        self._decay_default = {st: DecayRate(getattr(p.pheromone.signal_defaults, st.value)) for st in SignalType}
+        self._restore()
+        self.run_id = self._init_run_id(config.run_id)
+        self.attestation = self._init_attestation()
+
+    # ----------------------------------------------------------- persistence
+    def _restore(self) -> None:
+        db = self.db
+        if db.persistent:
+            tick = int(db.get_meta("tick") or 0)
+            self.pheromones.restore(tick, db.load_traces({r: self.pheromones.eps_for(r) for r in DecayRate}))
+            budget = db.load_budget()
+            if budget is not None:
+                self.resource_ledger.restore(*budget)
+            with db.transaction():
+                db.delete_expired_traces(tick)
+                db.save_budget(self.resource_ledger.used, self.resource_ledger.period_start)
+            self.pheromones.set_journal(db.save_trace)
+            self.resource_ledger.set_journal(lambda: db.save_budget(self.resource_ledger.used, self.resource_ledger.period_start))
+        self._pruning_count = int(db.get_meta("pruning_candidates_count") or 0) if db.persistent else 0
+
+    def _init_run_id(self, requested: str | None) -> str:
+        stored = self.db.get_meta("run_id")
+        run_id = requested or stored or f"kernel-{uuid.uuid4().hex}"
+        if run_id != stored:
+            with self.db.transaction():
+                self.db.set_meta("run_id", run_id)
+        return run_id
+
+    def _init_attestation(self) -> Any:
+        if self.config.attestation_mode == "disabled":
+            return None
+        from colony.attestation.kernel_link import open_lifecycle
+
+        return open_lifecycle(
+            self.db,
+            run_id=self.run_id,
+            key=self.config.attestation_key,
+            algorithm=self.config.attestation_algorithm,
+            clock=self._clock,
+        )
+
+    @contextmanager
+    def _atomic(self) -> Iterator[None]:
+        """One kernel call = one transaction; on failure the caches are dropped with it."""
+        with self._lock:
+            try:
+                with self.db.transaction():
+                    yield
+            except BaseException:
+                self.consequence_memory.invalidate_cache()
+                raise
+
+    def close(self) -> None:
+        """Close the state database."""
+        with self._lock:
+            self.db.close()
+
+    def __enter__(self) -> ColonyKernel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --------------------------------------------------------------- propose
+    def propose_action(self, proposal: ActionProposal) -> GateResult:
+        """Falsify → budget pre-check → trust/role refresh → gate; deposits land after the verdict.
+
+        Returns a GateResult for EXECUTE, HOLD and REFUSE alike. Does not consume budget.
+        """
+        if not isinstance(proposal, ActionProposal):
+            raise ValidationError("proposal", f"must be an ActionProposal, got {type(proposal).__name__}", value=proposal)
+        findings = self.falsification_worker.analyze(proposal)
+        with self._atomic():
+            if self.attestation is not None:
+                self.attestation.check_can_propose(proposal.proposal_id)
+            budget_ok = self.resource_ledger.can_afford(proposal.budget_estimate)[0]
+            memory = self.consequence_memory
+            profile = memory.get_profile(proposal.agent_id)
+            is_new = memory.note_proposal(profile, proposal.proposal_id)
+            if self.role_adapter.update(profile) or is_new:
+                memory.save_profile(profile)
+            result = self.gate.evaluate(
+                proposal, profile, findings, budget_ok, recent_failures=memory.recent_failures(proposal.agent_id)
+            )
+            if self.attestation is not None:
+                self.attestation.record_proposal_and_verdict(
+                    proposal.to_dict(), result.decision.value, result.to_dict(), proposal.agent_id
+                )
+            self._proposal_deposits(proposal, profile, findings, result)
+        return result
+
+    def _proposal_deposits(
+        self, proposal: ActionProposal, profile: AgentTrustProfile, findings: list[FalsificationFinding], result: GateResult
+    ) -> None:
+        pp = self.policy.proposal
+        cap = pp.proposal_deposit_cap
+        serious = [f for f in findings if f.severity.rank >= FalsificationSeverity.MEDIUM.rank]
+        if serious:
+            worst = max(serious, key=lambda f: f.severity.rank).severity
+            strength = min(pp.finding_risk_max, pp.finding_risk_per_finding * len(serious))
+            signal = ColonySignal(
+                proposal.target,
+                SignalType.RISK,
+                strength,
+                self._decay_default[SignalType.RISK],
+                SignalSource.AGENT,
+                {"proposal_id": proposal.proposal_id, "finding_count": len(serious), "max_severity": worst.value},
+                self._clock(),
+            )
+            self.pheromones.deposit_capped(signal, profile.trust_score, agent_id=proposal.agent_id, cap=cap)
+        if result.decision is GateDecision.REFUSE:
+            strength = pp.refuse_failure_base + pp.refuse_failure_severity_scale * result.falsification_severity
+            signal = ColonySignal(
+                proposal.target,
+                SignalType.FAILURE,
+                strength,
+                self._decay_default[SignalType.FAILURE],
+                SignalSource.AGENT,
+                {"proposal_id": proposal.proposal_id, "reason": result.reason[:200]},
+                self._clock(),
+            )
+            self.pheromones.deposit_capped(signal, profile.trust_score, agent_id=proposal.agent_id, cap=cap)
+
+    # --------------------------------------------------------------- outcome
+    def _parse_outcome(
+        self, proposal: ActionProposal, outcome: Any, tests_passed: Any, human_feedback: Any
+    ) -> tuple[str, str, bool, ResourceCost, float]:
+        if not isinstance(proposal, ActionProposal):
+            raise ValidationError("proposal", f"must be an ActionProposal, got {type(proposal).__name__}", value=proposal)
+        if not isinstance(outcome, dict):
+            raise ValidationError("outcome", f"must be a dict, got {type(outcome).__name__}", value=outcome)
+        unknown = sorted(set(outcome) - _OUTCOME_KEYS)
+        if unknown:
+            raise ValidationError("outcome", f"unknown keys {unknown}; expected some of {sorted(_OUTCOME_KEYS)}")
+        check_json_value("outcome", outcome)
+        if not isinstance(tests_passed, bool):
+            raise ValidationError("tests_passed", f"must be a bool, got {type(tests_passed).__name__}", value=tests_passed)
+        summary = outcome.get("summary", "")
+        if not isinstance(summary, str):
+            raise ValidationError("outcome.summary", "must be a string", value=summary)
+        repair = outcome.get("repair_needed", False)
+        if not isinstance(repair, bool):
+            raise ValidationError("outcome.repair_needed", "must be a bool", value=repair)
+        action_taken = outcome.get("action_taken", proposal.action_type)
+        if not isinstance(action_taken, str) or not action_taken.strip():
+            raise ValidationError("outcome.action_taken", "must be a non-empty string", value=action_taken)
+        cost = ResourceCost.from_dict(outcome["cost"], name="outcome.cost") if outcome.get("cost") else proposal.budget_estimate
+        feedback = parse_feedback(human_feedback)
+        return summary or "(no summary)", action_taken, repair, cost, feedback
+
+    def record_outcome(
+        self,
+        proposal: ActionProposal,
+        outcome: dict[str, Any],
+        tests_passed: bool,
+        human_feedback: str | None = None,
+    ) -> ConsequenceRecord:
+        """Record a caller-reported outcome: trust, role, budget and pressure change.
+
+        One ordinary outcome per proposal id. In ``required`` attestation mode this path
+        is closed: use :meth:`record_attested_outcome` after an execution receipt.
+        """
+        if self.config.attestation_mode == "required":
+            raise AttestationError(
+                "attestation_mode='required': record_outcome is disabled; use authorize_execution → "
+                "record_execution_receipt → record_attested_outcome",
+                status="unauthorized_link",
+            )
+        parsed = self._parse_outcome(proposal, outcome, tests_passed, human_feedback)
+        with self._atomic():
+            return self._apply_outcome(proposal, tests_passed, *parsed, attested=False)
+
+    def _apply_outcome(
+        self,
+        proposal: ActionProposal,
+        tests_passed: bool,
+        summary: str,
+        action_taken: str,
+        repair: bool,
+        cost: ResourceCost,
+        feedback: float,
+        *,
+        attested: bool,
+    ) -> ConsequenceRecord:
+        memory = self.consequence_memory
+        if memory.has_outcome(proposal.proposal_id):
+            raise ConflictError(f"proposal {proposal.proposal_id!r} already has a recorded outcome", ident=proposal.proposal_id)
+        profile = memory.get_profile(proposal.agent_id)
+        memory.note_proposal(profile, proposal.proposal_id)
+        delta = memory.trust_delta(tests_passed=tests_passed, repair_needed=repair, human_feedback=feedback)
+        record = ConsequenceRecord(proposal, action_taken, summary, tests_passed, feedback, repair, delta, self._clock())
+        memory.record(record, profile, attested=attested)
+        if self.role_adapter.update(profile):
+            memory.save_profile(profile)
+        self.resource_ledger.consume(cost)
+        o = self.policy.outcome
+        target = proposal.target
+        now = self._clock()
+        if tests_passed:
+            self.pheromones.reinforce(target, SignalType.SUCCESS)
+        else:
+            self.pheromones.deposit(
+                ColonySignal(
+                    target,
+                    SignalType.FAILURE,
+                    o.failure_strength,
+                    self._decay_default[SignalType.FAILURE],
+                    SignalSource.TEST,
+                    {"proposal_id": proposal.proposal_id, "action_type": proposal.action_type},
+                    now,
+                )
+            )
+        if tests_passed and not repair:
+            self.pheromones.deposit(
+                ColonySignal(
+                    target,
+                    SignalType.SUCCESS,
+                    o.success_strength,
+                    self._decay_default[SignalType.SUCCESS],
+                    SignalSource.TEST,
+                    {"proposal_id": proposal.proposal_id},
+                    now,
+                )
+            )
+        self.pheromones.deposit(
+            ColonySignal(
+                target,
+                SignalType.DEPENDENCY,
+                o.dependency_strength,
+                self._decay_default[SignalType.DEPENDENCY],
+                SignalSource.RUNTIME,
+                {"agent_id": proposal.agent_id},
+                now,
+            )
+        )
+        return record
+
+    # ----------------------------------------------------------- attestation
+    def _require_attestation(self) -> Any:
+        if self.attestation is None:
+            raise AttestationError("attestation is disabled for this kernel", status=None)
+        return self.attestation
+
+    def authorize_execution(self, proposal_id: str, actor_id: str) -> Any:
+        """Authorize an attested EXECUTE verdict (at most once); returns the ledger event."""
+        att = self._require_attestation()
+        with self._atomic():
+            return att.authorize(proposal_id, actor_id)
+
+    def record_execution_receipt(self, proposal_id: str, receipt: dict[str, Any], actor_id: str = "executor") -> Any:
+        """Link a caller's execution receipt to the proposal's authorization; returns the ledger event."""
+        att = self._require_attestation()
+        if not isinstance(receipt, dict):
+            raise ValidationError("receipt", "must be a dict", value=receipt)
+        check_json_value("receipt", receipt)
+        with self._atomic():
+            return att.record_receipt(proposal_id, receipt, actor_id)
+
+    def record_attested_outcome(
+        self,
+        proposal: ActionProposal,
+        outcome: dict[str, Any],
+        tests_passed: bool,
+        human_feedback: str | None = None,
+        actor_id: str = "observer",
+    ) -> ConsequenceRecord:
+        """Record the outcome of an executed, receipted proposal (one per receipt)."""
+        att = self._require_attestation()
+        parsed = self._parse_outcome(proposal, outcome, tests_passed, human_feedback)
+        with self._atomic():
+            att.check_can_record_outcome(proposal.proposal_id)
+            record = self._apply_outcome(proposal, tests_passed, *parsed, attested=True)
+            att.record_outcome(
+                proposal.proposal_id, {**outcome, "tests_passed": tests_passed, "consequence_id": record.consequence_id}, actor_id
+            )
+            return record
+
+    def attestation_status(self, run_id: str | None = None) -> Any:
+        """Validate the kernel's (or a named) attestation run; None when attestation is disabled."""
+        if self.attestation is None:
+            return None
+        with self._lock:
+            return self.attestation.status(run_id or self.run_id)
+
+    # -------------------------------------------------------------- profiles
+    def agent_profile(self, agent_id: str) -> AgentTrustProfile:
+        """The agent's profile; unknown agents get the default SANDBOX profile (not stored)."""
+        with self._lock:
+            return self.consequence_memory.get_profile(agent_id)
+
+    def calibrate_agent(self, agent_id: str, *, trust_score: float, total_proposals: int = 3) -> AgentTrustProfile:
+        """Write a supervised calibration profile (a fixed history before measurement, paper §4.1.5).
+
+        The role follows from the ladder; the profile is marked as calibrated.
+        """
+        trust = check_finite("trust_score", trust_score, minimum=0.0, maximum=1.0)
+        if isinstance(total_proposals, bool) or not isinstance(total_proposals, int) or total_proposals < 0:
+            raise ValidationError("total_proposals", "must be a non-negative integer", value=total_proposals)
+        with self._atomic():
+            profile = self.consequence_memory.get_profile(agent_id)
+            profile.trust_score = trust
+            profile.total_proposals = total_proposals
+            profile.last_updated = self._clock()
+            self.role_adapter.update(profile)
+            self.consequence_memory.save_profile(profile, calibrated=True)
+            if self.attestation is not None:
+                self.attestation.record_calibration(
+                    agent_id, {"trust_score": trust, "total_proposals": total_proposals, "role": profile.role.value}
+                )
+            return self.consequence_memory.get_profile(agent_id)
+
+    # ----------------------------------------------------------------- field
+    def query(self, location: str, signal_type: SignalType | str | None = None, *, prefix: bool = True) -> list[ColonySignal]:
+        """Signals at a location (and below it with ``prefix``), strongest first."""
+        st = None
+        if signal_type is not None:
+            try:
+                st = SignalType(str(signal_type).lower())
+            except ValueError:
+                raise ValidationError(
+                    "signal_type",
+                    f"unknown signal type {signal_type!r}; expected one of {[s.value for s in SignalType]}",
+                    value=signal_type,
+                ) from None
+        with self._lock:
+            return self.pheromones.query(location, st, prefix=prefix)
+
+    def tick(self) -> None:
+        """Advance one tick: decay the field and roll the budget period if it elapsed."""
+        with self._atomic():
+            self.pheromones.tick()
+            self.resource_ledger.maybe_reset()
+            if self.db.persistent:
+                self.db.set_meta("tick", str(self.pheromones.tick_count))
+
+    @property
+    def tick_count(self) -> int:
+        return self.pheromones.tick_count
+
+    def calm_down(self, reason: str = "emergency_brake") -> dict[str, Any]:
+        """Emergency brake: clear the field, reset the budget period and the tick count; keep history."""
+        if not isinstance(reason, str) or not reason.strip():
+            raise ValidationError("reason", "must be a non-empty string", value=reason)
+        with self._atomic():
+            before = self.pheromones.tick_count
+            cleared = self.pheromones.clear()
+            self.pheromones.set_tick(0)
+            self.resource_ledger.reset_period()
+            if self.db.persistent:
+                self.db.set_meta("tick", "0")
+        log.warning("colony calm_down (%s): cleared %d signals at tick %d", reason, cleared, before)
+        return {"reset_reason": reason, "tick_count_before": before, "signals_cleared": cleared}
+
+    # ---------------------------------------------------------------- status
+    def colony_status(self) -> dict[str, Any]:
+        """Dashboard snapshot: tick, field, budget, roles, recent outcomes, pruning count."""
+        with self._lock:
+            return {
+                "tick_count": self.pheromones.tick_count,
+                "pheromone_summary": {
+                    "total_signals": len(self.pheromones),
+                    "top_signals": self.pheromones.top_signals(10),
+                },
+                "budget_usage": self.resource_ledger.usage_summary(),
+                "role_distribution": self.consequence_memory.role_distribution(),
+                "recent_consequences": self.consequence_memory.recent_consequences(10),
+                "pruning_candidates_count": self._pruning_count,
+                "attestation_mode": self.config.attestation_mode,
+            }
+
+    def pruning_report(self, module_registry: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Scan a module registry (default: derived from every DEPENDENCY trace) for pruning candidates."""
+        with self._atomic():
+            report = self.pruning_daemon.report(module_registry)
+            self._pruning_count = int(report["total_candidates"])
+            if self.db.persistent:
+                self.db.set_meta("pruning_candidates_count", str(self._pruning_count))
+            return report
