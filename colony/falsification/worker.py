@@ -1,0 +1,137 @@
+"""FalsificationWorker: runs the eleven checks over a plan or a proposal.
+
+``evaluate_plan`` returns a report and, when the worker was given a pheromone
+store (standalone use), deposits one prospective RISK trace at the target.
+``analyze`` (the kernel's entry point) and ``falsify_plan`` (the MCP tool's
+semantics) never deposit. The repository root for import-cycle analysis is fixed
+at construction; a plan can never choose it.
+
+>>> result = falsify_plan({"action_type": "delete", "target": "codomyrmex.dark", "rationale": "Unused", "rollback_plan": ""})
+>>> result["severity_score"], result["recommendation"]
+(0.45, 'hold')
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from colony.config import default_policy
+from colony.errors import ValidationError
+from colony.falsification.checks import CheckContext
+from colony.falsification.containment import configured_root
+from colony.falsification.import_graph import RepoImportScanner
+from colony.falsification.plan import PlanView, plan_from_proposal
+from colony.falsification.registry import run_checks
+from colony.falsification.report import FalsificationReport, build_report, mean_severity, recommendation, severity_score
+from colony.models import (
+    ActionProposal,
+    ColonySignal,
+    DecayRate,
+    FalsificationFinding,
+    FalsificationSeverity,
+    SignalSource,
+    SignalType,
+)
+
+if TYPE_CHECKING:
+    from colony.config import Policy
+    from colony.pheromone_store import PheromoneStore
+
+__all__ = ["FalsificationWorker", "falsify_plan"]
+
+_MEDIUM_RANK = FalsificationSeverity.MEDIUM.rank
+
+
+class FalsificationWorker:
+    """Adversarial pre-flight review of plans and proposals.
+
+    Parameters:
+        policy: the policy in force (default: :func:`colony.config.default_policy`).
+        pheromone_store: where :meth:`evaluate_plan` deposits its RISK trace (optional).
+        repo_root: the directory import cycles may be searched under, fixed at start-up.
+    """
+
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        *,
+        pheromone_store: PheromoneStore | None = None,
+        repo_root: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self._policy = policy if policy is not None else default_policy()
+        self._store = pheromone_store
+        self._root = configured_root(repo_root) if repo_root is not None else None
+        fp = self._policy.falsification
+        scanner = RepoImportScanner(self._root, fp.import_graph_max_files) if self._root is not None else None
+        self._ctx = CheckContext(fp, scanner)
+        self._risk_decay = DecayRate(self._policy.pheromone.signal_defaults.risk)
+
+    @property
+    def policy(self) -> Policy:
+        """The policy this worker reads its numbers from."""
+        return self._policy
+
+    @property
+    def repo_root(self) -> Path | None:
+        """The resolved repository root, or None in plan-only mode."""
+        return self._root
+
+    def _check(self, plan: Any) -> tuple[PlanView, list[FalsificationFinding]]:
+        view = PlanView.from_mapping(plan)
+        return view, run_checks(view, self._ctx)
+
+    def evaluate_plan(self, plan: Mapping[str, Any]) -> FalsificationReport:
+        """Run the checks over ``plan``; with a store, deposit one RISK trace for MEDIUM-or-worse findings."""
+        view, findings = self._check(plan)
+        report = build_report(view.summary, findings)
+        if self._store is not None:
+            self._deposit(self._store, view.target, findings)
+        return report
+
+    def analyze(self, proposal: ActionProposal) -> list[FalsificationFinding]:
+        """Findings for ``proposal``, read with every field and evidence key; never deposits."""
+        if not isinstance(proposal, ActionProposal):
+            raise ValidationError("proposal", f"must be an ActionProposal, got {type(proposal).__name__}", value=None)
+        return run_checks(PlanView(plan_from_proposal(proposal)), self._ctx)
+
+    def falsify(self, plan: Any) -> dict[str, Any]:
+        """The ``colony_falsify_plan`` result for ``plan``: report, max and mean severity, recommendation."""
+        view, findings = self._check(plan)
+        weights = self._policy.gate.severity_weights
+        score = severity_score(findings, weights)
+        result = build_report(view.summary, findings).to_dict()
+        result["severity_score"] = score
+        result["mean_severity"] = mean_severity(findings, weights)
+        result["recommendation"] = recommendation(score, self._policy.falsification)
+        return result
+
+    def _deposit(self, store: PheromoneStore, target: str, findings: list[FalsificationFinding]) -> None:
+        serious = [f for f in findings if f.severity.rank >= _MEDIUM_RANK]
+        if not serious or not target:
+            return
+        proposal = self._policy.proposal
+        strength = min(proposal.finding_risk_max, proposal.finding_risk_per_finding * len(serious))
+        store.deposit(
+            ColonySignal(
+                location=target,
+                signal_type=SignalType.RISK,
+                strength=strength,
+                decay_rate=self._risk_decay,
+                source=SignalSource.AGENT,
+                evidence={"findings": len(serious), "attack_vectors": sorted({f.attack_vector.value for f in serious})},
+            ),
+            trust_factor=1.0,
+        )
+
+
+def falsify_plan(plan: Any, *, policy: Policy | None = None, repo_root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Falsify ``plan`` without depositing anything and return the ``colony_falsify_plan`` result.
+
+    Returns ``{plan_summary, findings, verdict, required_changes, severity_score,
+    mean_severity, recommendation}``. A non-dict plan raises ``ValidationError("plan", ...)``;
+    a plan key ``repo_root``/``_repo_root`` raises ``ValidationError("plan.repo_root", ...)``.
+    """
+    return FalsificationWorker(policy, repo_root=repo_root).falsify(plan)

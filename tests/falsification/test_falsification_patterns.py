@@ -1,0 +1,44 @@
+"""The word pre-test never hides a match: any text a pattern matches contains one of its trigger words."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import colony.falsification as falsification
+from colony.falsification import checks
+from colony.falsification.plan import words_of
+
+GROUPS = {
+    name: getattr(checks, name)
+    for name in ("ABSTRACTION", "DURABLE_CHANGE", "MANUAL_TESTS", "RESPONSIBILITY", "SENSITIVE", "VAGUE_OUTCOME", "VAGUE_SCOPE")
+}
+ENTRIES = [(name, source, rx, trigger) for name, group in GROUPS.items() for source, rx, trigger in group.entries]
+
+
+@pytest.mark.parametrize(("group", "source", "rx", "trigger"), ENTRIES, ids=[f"{e[0]}:{e[1]}" for e in ENTRIES])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(data=st.data())
+def test_pre_test_is_sound(group: str, source: str, rx: re.Pattern[str], trigger: frozenset[bytes], data: st.DataObject) -> None:
+    text = data.draw(st.from_regex(source))
+    folded = text.casefold()
+    assume(rx.search(folded) is not None)
+    words = words_of(folded)
+    assert words is None or not words.isdisjoint(trigger)
+    # and the group as a whole finds it
+    assert source in GROUPS[group].matching(folded, words)
+
+
+def test_words_of_matches_regex_words_on_ascii() -> None:
+    text = "patch_file colony.gate: fix the off-by-one (tick #3) in x/y.py"
+    assert words_of(text) == {w.encode() for w in re.findall(r"\w+", text)}
+    assert words_of("naïve") is None
+
+
+def test_public_surface_is_exactly_all() -> None:
+    public = {name for name in dir(falsification) if not name.startswith("_")} - {"annotations"}
+    modules = {"checks", "circular", "containment", "import_graph", "plan", "registry", "report", "worker"}
+    assert public - modules == set(falsification.__all__)
