@@ -1,0 +1,81 @@
+"""Canonical JSON: the one byte form that event hashes and digests are computed over.
+
+Sorted keys, compact separators, UTF-8 without ASCII escaping, and no NaN or
+infinity (those have no JSON form and would make two equal-looking values hash
+differently). Values that are not JSON data, and dicts with non-string keys (``{1: x}``
+and ``{"1": x}`` would otherwise share one form), are refused rather than coerced.
+
+>>> canonical_json({"b": 1, "a": [1.5, "é"]})
+b'{"a":[1.5,"\\xc3\\xa9"],"b":1}'
+>>> len(digest_json({"a": 1}))
+64
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from colony.errors import ValidationError
+from colony.models import check_json_value
+
+__all__ = ["canonical_json", "canonical_text", "digest_bytes", "digest_json", "encode_loaded"]
+
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _has_non_string_key(value: Any) -> bool:
+    """True iff a dict anywhere inside ``value`` has a key that is not a ``str`` (iterative walk)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    return True
+                if isinstance(child, dict | list | tuple):
+                    stack.append(child)
+        elif isinstance(item, list | tuple):
+            stack.extend(child for child in item if isinstance(child, dict | list | tuple))
+    return False
+
+
+def canonical_text(value: Any, *, field: str = "value") -> str:
+    """Return the canonical JSON text of ``value``; ValidationError(field) if it is not finite JSON data.
+
+    The encoder itself refuses NaN, infinity and non-JSON types; a cheap walk refuses
+    non-string keys. On failure :func:`colony.models.check_json_value` names the exact path.
+    """
+    try:
+        text = _ENCODER.encode(value)
+    except (TypeError, ValueError) as exc:  # NaN / infinity, a set, bytes, an object, a circular reference
+        check_json_value(field, value)
+        raise ValidationError(field, f"cannot be canonical JSON: {exc}") from None
+    if _has_non_string_key(value):
+        check_json_value(field, value)
+        raise ValidationError(field, "has a non-string key")  # pragma: no cover - check_json_value raises first
+    return text
+
+
+def encode_loaded(value: Any) -> bytes:
+    """Canonical bytes of data that came from ``json.loads`` (string keys already); ValueError on NaN.
+
+    The validator's hot path: it skips the structural walk of :func:`canonical_text`.
+    """
+    return _ENCODER.encode(value).encode("utf-8")
+
+
+def canonical_json(value: Any, *, field: str = "value") -> bytes:
+    """Return the canonical JSON of ``value`` as UTF-8 bytes."""
+    return canonical_text(value, field=field).encode("utf-8")
+
+
+def digest_bytes(data: bytes) -> str:
+    """Return the SHA-256 hex digest of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def digest_json(value: Any, *, field: str = "value") -> str:
+    """Return the SHA-256 hex digest of the canonical JSON of ``value``."""
+    return hashlib.sha256(canonical_json(value, field=field)).hexdigest()

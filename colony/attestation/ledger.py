@@ -1,0 +1,499 @@
+"""AttestationLedger: signed, hash-chained lifecycle events in SQLite.
+
+Each run is a chain: event *n* carries the hash of event *n-1*. :meth:`AttestationLedger.append`
+checks an event completely before writing it — hash, signature, uniqueness of id, hash and
+nonce, sequence, chain link and the lifecycle rules of :mod:`colony.attestation.semantics` —
+and writes nothing when it refuses (AttestationError with the matching ``status``).
+:meth:`AttestationLedger.validate` re-checks a stored run from scratch, so edits made
+directly in the database are found too.
+
+The ledger lives in its own database (``":memory:"`` or a file, WAL) or in a connection
+it is handed, such as the kernel's state file; its tables are prefixed ``attestation_``.
+
+>>> from colony.attestation.signers import HMACSigner
+>>> ledger = AttestationLedger(signer=HMACSigner(b"0123456789abcdef"))
+>>> p = ledger.record_proposal("run-1", "agent-a", {"proposal_id": "p1", "target": "pkg.mod"})
+>>> v = ledger.record_gate_verdict("run-1", "kernel", p, "execute", {"score": 0.875})
+>>> ledger.validate("run-1").status.value
+'valid'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from colony.attestation import payloads as P
+from colony.attestation.canonical import canonical_text, encode_loaded
+from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerValidationResult
+from colony.attestation.events import LedgerValidationStatus as S
+from colony.attestation.schema import create_schema, has_schema
+from colony.attestation.semantics import EventRef, link_problems
+from colony.attestation.signers import Signer, ephemeral_signer
+from colony.attestation.validation import ROW_COLUMNS, decode_row, validate_rows
+from colony.errors import AttestationError, ConfigError, NotFoundError, ValidationError
+
+__all__ = ["AttestationLedger"]
+
+T = LedgerEventType
+
+
+def _default_id() -> str:
+    return os.urandom(16).hex()
+
+
+def _nonempty(name: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(name, "must be a non-empty string", value=value)
+    return value
+
+
+class _SqlRunView:
+    """The lifecycle rules' view of one run, answered by keyed SQL lookups."""
+
+    __slots__ = ("_conn", "_run")
+
+    def __init__(self, conn: sqlite3.Connection, run_id: str) -> None:
+        self._conn = conn
+        self._run = run_id
+
+    def get(self, event_id: str) -> EventRef | None:
+        row = self._conn.execute(
+            "SELECT event_type, proposal_id, decision FROM attestation_events WHERE event_id = ? AND run_id = ?",
+            (event_id, self._run),
+        ).fetchone()
+        return None if row is None else EventRef(row[0], row[1], row[2])
+
+    def proposal_event_id(self, proposal_id: str) -> str | None:
+        row = self._conn.execute(
+            "SELECT event_id FROM attestation_events WHERE run_id = ? AND proposal_id = ? AND event_type = 'proposal'",
+            (self._run, proposal_id),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def child(self, parent_event_id: str, event_type: LedgerEventType) -> str | None:
+        row = self._conn.execute(
+            "SELECT event_id FROM attestation_events WHERE run_id = ? AND parent_event_id = ? AND event_type = ? LIMIT 1",
+            (self._run, parent_event_id, event_type.value),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+
+class AttestationLedger:
+    """Signed, hash-chained, consuming lifecycle ledger on SQLite (thread-safe).
+
+    Parameters:
+        db: ``":memory:"`` (default), a file path, or an open ``sqlite3.Connection`` to share
+            (e.g. the kernel's state file). A handed connection is not closed by :meth:`close`;
+            if it is inside a transaction when the ledger writes, the ledger uses a SAVEPOINT
+            and leaves the commit to its owner.
+        signer: the key that signs new events and verifies stored ones. Required for a file or a
+            handed connection to a file (no ephemeral keys there, or the ledger could not be
+            validated after a restart); an in-memory ledger defaults to a random HMAC key.
+        clock: seconds since the epoch for ``created_at``.
+        id_factory: returns fresh unique strings for event ids and nonces (default: uuid4 hex).
+        lock: the lock guarding ``db`` when it is shared with its owner (default: a private RLock).
+    """
+
+    def __init__(
+        self,
+        db: str | Path | sqlite3.Connection = ":memory:",
+        *,
+        signer: Signer | None = None,
+        clock: Callable[[], float] = time.time,
+        id_factory: Callable[[], str] | None = None,
+        lock: threading.RLock | None = None,
+        synchronous: str = "NORMAL",
+    ) -> None:
+        if isinstance(db, sqlite3.Connection):
+            self._conn, self._owned = db, False
+            is_file = any(row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main")
+            self.path: str | None = None
+        else:
+            self.path = str(db)
+            is_file = self.path != ":memory:" and not self.path.startswith("file::memory:")
+            if is_file:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._owned = True
+            if is_file:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
+                    raise ValidationError("synchronous", "must be OFF, NORMAL, FULL or EXTRA", value=synchronous)
+                self._conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            self._conn.execute("PRAGMA busy_timeout=5000")
+        if signer is None:
+            if is_file:
+                raise ConfigError(
+                    "attestation.key",
+                    "a file ledger needs a configured signer (COLONY_ATTESTATION_KEY or COLONY_ATTESTATION_ED25519_KEY)",
+                )
+            signer = ephemeral_signer()
+        self._signer = signer
+        self._clock = clock
+        self._new_id = id_factory or _default_id
+        self._lock = lock if lock is not None else threading.RLock()
+        with self._write() as conn:
+            create_schema(conn)
+
+    @classmethod
+    def open_read_only(cls, path: str | Path, *, signer: Signer) -> AttestationLedger:
+        """Open an existing ledger file without writing to it (for verification with a public key)."""
+        p = Path(path)
+        if not p.is_file():
+            raise NotFoundError("ledger file", str(path))
+        conn = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            if not has_schema(conn):
+                raise ValidationError("path", f"{path} holds no attestation ledger (no attestation_events table)")
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise ValidationError("path", f"{path} is not a readable SQLite database: {exc}") from None
+        except ValidationError:
+            conn.close()
+            raise
+        self = cls.__new__(cls)
+        self._conn, self._owned, self.path = conn, True, str(path)
+        self._signer, self._clock, self._new_id, self._lock = signer, time.time, _default_id, threading.RLock()
+        return self
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def signer(self) -> Signer:
+        """The key this ledger signs and verifies with."""
+        return self._signer
+
+    def close(self) -> None:
+        """Close the connection if the ledger opened it."""
+        with self._lock:
+            if self._owned:
+                self._conn.close()
+
+    def __enter__(self) -> AttestationLedger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write: BEGIN IMMEDIATE, or a SAVEPOINT inside the owner's open transaction."""
+        with self._lock:
+            conn = self._conn
+            if conn.in_transaction:
+                conn.execute("SAVEPOINT attestation_write")
+                try:
+                    yield conn
+                except BaseException:
+                    conn.execute("ROLLBACK TO attestation_write")
+                    conn.execute("RELEASE attestation_write")
+                    raise
+                conn.execute("RELEASE attestation_write")
+                return
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _head(self, conn: sqlite3.Connection, run_id: str) -> tuple[int, str]:
+        row = conn.execute(
+            "SELECT sequence, event_hash FROM attestation_events WHERE run_id = ? ORDER BY sequence DESC LIMIT 1", (run_id,)
+        ).fetchone()
+        return (0, "") if row is None else (int(row[0]), str(row[1]))
+
+    # ------------------------------------------------------------------ writing
+    def append(self, event: LedgerEvent) -> LedgerEvent:
+        """Check a signed event completely and store it; refuse (writing nothing) on any problem.
+
+        Raises ValidationError for a malformed event, and AttestationError with ``status``
+        ``bad_hash``, ``bad_signature``, ``duplicate`` (event id, hash, nonce or sequence already
+        used; appending the same event twice is refused, not ignored), ``sequence_gap``,
+        ``missing_parent`` (previous_hash is not the run's latest hash) or a lifecycle status.
+        """
+        if not isinstance(event, LedgerEvent):
+            raise ValidationError("event", f"must be a LedgerEvent, got {type(event).__name__}")
+        for name in ("run_id", "actor_id", "nonce", "event_id"):
+            _nonempty(f"event.{name}", getattr(event, name))
+        if not isinstance(event.event_type, LedgerEventType):
+            raise ValidationError("event.event_type", "must be a LedgerEventType", value=event.event_type)
+        if isinstance(event.sequence, bool) or not isinstance(event.sequence, int) or event.sequence < 1:
+            raise ValidationError("event.sequence", "must be an integer >= 1", value=event.sequence)
+        c = event.created_at
+        if not isinstance(c, float) or not math.isfinite(c) or math.copysign(1.0, c) < 0 and c == 0:
+            raise ValidationError("event.created_at", "must be a finite float", value=c)
+        links = P.read_links(event.event_type, event.payload)
+        if not event.hash_matches():
+            raise AttestationError("event hash does not match its content", status=S.BAD_HASH, event_id=event.event_id)
+        if not event.signature_valid(self._signer):
+            raise AttestationError(
+                f"event signature does not verify with key {self._signer.key_id!r}",
+                status=S.BAD_SIGNATURE,
+                event_id=event.event_id,
+            )
+        with self._write() as conn:
+            self._check_unique(conn, event)
+            self._check_and_insert(conn, event, links)
+        return event
+
+    def append_record(
+        self,
+        run_id: str,
+        event_type: LedgerEventType | str,
+        actor_id: str,
+        payload: dict[str, Any],
+        *,
+        nonce: str | None = None,
+        created_at: float | None = None,
+    ) -> LedgerEvent:
+        """Create, sign and append the next event of ``run_id`` atomically; return it."""
+        _nonempty("run_id", run_id)
+        _nonempty("actor_id", actor_id)
+        try:
+            kind = LedgerEventType(event_type)
+        except ValueError:
+            raise ValidationError("event_type", f"unknown event type {event_type!r}") from None
+        text = canonical_text(payload, field="payload")
+        body = json.loads(text)  # a private deep copy: the caller's dict is never stored or mutated
+        links = P.read_links(kind, body)
+        when = self._clock() if created_at is None else created_at
+        if isinstance(when, bool) or not isinstance(when, int | float) or not math.isfinite(when):
+            raise ValidationError("created_at", "must be a finite number", value=when)
+        nonce = _nonempty("nonce", nonce) if nonce is not None else self._new_id()
+        with self._write() as conn:
+            seq, prev = self._head(conn, run_id)
+            draft = LedgerEvent(
+                run_id=run_id,
+                sequence=seq + 1,
+                event_type=kind,
+                actor_id=actor_id,
+                nonce=nonce,
+                payload=body,
+                previous_hash=prev,
+                event_id="evt-" + self._new_id(),
+                created_at=float(when) + 0.0,
+            )
+            event = draft.signed_loaded(self._signer)
+            self._check_and_insert(conn, event, links, head=(seq, prev), payload_text=text)
+        return event
+
+    @staticmethod
+    def _check_unique(conn: sqlite3.Connection, event: LedgerEvent) -> None:
+        """Refuse an event whose id, hash or (run, nonce) is already recorded (status ``duplicate``)."""
+        row = conn.execute(
+            "SELECT event_id, event_hash, run_id, nonce FROM attestation_events"
+            " WHERE event_id = ? OR event_hash = ? OR (run_id = ? AND nonce = ?) LIMIT 1",
+            (event.event_id, event.event_hash, event.run_id, event.nonce),
+        ).fetchone()
+        if row is None:
+            return
+        if row[0] == event.event_id:
+            message = f"event_id {event.event_id!r} is already recorded"
+        elif row[1] == event.event_hash:
+            message = "an event with this hash is already recorded"
+        else:
+            message = f"nonce {event.nonce!r} was already used in run {event.run_id!r}"
+        raise AttestationError(message, status=S.DUPLICATE, event_id=event.event_id)
+
+    def _check_and_insert(
+        self,
+        conn: sqlite3.Connection,
+        event: LedgerEvent,
+        links: P.Links,
+        *,
+        head: tuple[int, str] | None = None,
+        payload_text: str | None = None,
+    ) -> None:
+        """Sequence, chain and lifecycle checks, then INSERT (inside a write transaction).
+
+        The unique indexes catch what the checks before them do not (a reused explicit nonce):
+        an IntegrityError becomes AttestationError(``duplicate``), and nothing is written.
+        """
+        run, eid = event.run_id, event.event_id
+
+        def refuse(status: S, message: str) -> AttestationError:
+            return AttestationError(message, status=status, event_id=eid)
+
+        last_seq, last_hash = head if head is not None else self._head(conn, run)
+        if event.sequence <= last_seq:
+            raise refuse(S.DUPLICATE, f"sequence {event.sequence} is already used in run {run!r} (latest {last_seq})")
+        if event.sequence > last_seq + 1:
+            raise refuse(S.SEQUENCE_GAP, f"sequence gap in run {run!r}: expected {last_seq + 1}, got {event.sequence}")
+        if event.previous_hash != last_hash:
+            raise refuse(S.MISSING_PARENT, f"previous_hash does not link to the latest event of run {run!r}")
+        problems = link_problems(event.event_type, links, _SqlRunView(conn, run))
+        if problems:
+            status, message = problems[0]
+            raise refuse(status, message)
+        try:
+            self._insert(conn, event, links, payload_text)
+        except sqlite3.IntegrityError as exc:
+            text = str(exc)
+            what = (
+                "nonce"
+                if ".nonce" in text
+                else "event hash"
+                if "event_hash" in text
+                else "event id"
+                if "event_id" in text
+                else ""
+            )
+            detail = f"{what} already recorded in run {run!r}" if what else f"a uniqueness rule refused it ({text})"
+            raise refuse(S.DUPLICATE, detail) from None
+
+    @staticmethod
+    def _insert(conn: sqlite3.Connection, event: LedgerEvent, links: P.Links, payload_text: str | None) -> None:
+        conn.execute(
+            "INSERT INTO attestation_events (event_id, run_id, sequence, event_type, actor_id, nonce, previous_hash,"
+            " payload_json, created_at, event_hash, signature_json, schema_version, proposal_id, parent_event_id, decision)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                event.event_id,
+                event.run_id,
+                event.sequence,
+                event.event_type.value,
+                event.actor_id,
+                event.nonce,
+                event.previous_hash,
+                payload_text if payload_text is not None else canonical_text(event.payload, field="payload"),
+                event.created_at,
+                event.event_hash,
+                canonical_text(event.signature, field="signature")
+                if payload_text is None
+                else encode_loaded(event.signature).decode(),
+                event.schema_version,
+                links.proposal_id,
+                links.parent_event_id,
+                links.decision,
+            ),
+        )
+
+    def check_links(self, run_id: str, event_type: LedgerEventType, payload: dict[str, Any]) -> None:
+        """Raise the AttestationError :meth:`append_record` would raise for these links; write nothing."""
+        links = P.read_links(event_type, payload)
+        with self._lock:
+            problems = link_problems(event_type, links, _SqlRunView(self._conn, run_id))
+        if problems:
+            status, message = problems[0]
+            raise AttestationError(message, status=status)
+
+    # ------------------------------------------------------------------ typed helpers
+    def record_proposal(
+        self, run_id: str, actor_id: str, proposal: dict[str, Any], *, supersedes: LedgerEvent | None = None
+    ) -> LedgerEvent:
+        """Record a proposal (by digest); ``supersedes`` links a re-proposal to the earlier proposal event."""
+        return self.append_record(run_id, T.PROPOSAL, actor_id, P.proposal_payload(proposal, supersedes=supersedes))
+
+    def record_gate_verdict(
+        self, run_id: str, actor_id: str, proposal_event: LedgerEvent, decision: str, gate: dict[str, Any]
+    ) -> LedgerEvent:
+        """Record the gate's verdict (execute / hold / refuse) on a proposal event."""
+        return self.append_record(run_id, T.GATE_VERDICT, actor_id, P.verdict_payload(proposal_event, decision, gate))
+
+    def authorize_execution(self, run_id: str, actor_id: str, verdict_event: LedgerEvent) -> LedgerEvent:
+        """Consume an EXECUTE verdict into an execution authorization (once per verdict)."""
+        return self.append_record(run_id, T.EXECUTION_AUTHORIZATION, actor_id, P.authorization_payload(verdict_event))
+
+    def record_execution_receipt(
+        self, run_id: str, actor_id: str, authorization_event: LedgerEvent, receipt: dict[str, Any]
+    ) -> LedgerEvent:
+        """Consume an authorization into an execution receipt; ``receipt["execution_id"]`` or a fresh id."""
+        exec_id = receipt.get("execution_id") if isinstance(receipt, dict) else None
+        exec_id = exec_id if isinstance(exec_id, str) and exec_id else "exe-" + self._new_id()
+        payload = P.receipt_payload(authorization_event, receipt, exec_id)
+        return self.append_record(run_id, T.EXECUTION_RECEIPT, actor_id, payload)
+
+    def record_outcome(self, run_id: str, actor_id: str, receipt_event: LedgerEvent, outcome: dict[str, Any]) -> LedgerEvent:
+        """Consume a receipt into the outcome report (one outcome per receipt)."""
+        return self.append_record(run_id, T.OUTCOME, actor_id, P.outcome_payload(receipt_event, outcome))
+
+    def record_rejection(self, run_id: str, actor_id: str, proposal_event: LedgerEvent, reason: str) -> LedgerEvent:
+        """Record that a proposal is rejected; it can no longer be authorized."""
+        return self.append_record(run_id, T.REJECTION, actor_id, P.rejection_payload(proposal_event, reason))
+
+    def record_error(
+        self, run_id: str, actor_id: str, error: str | dict[str, Any], *, parent: LedgerEvent | None = None
+    ) -> LedgerEvent:
+        """Record an error, optionally about an earlier event of the same run."""
+        return self.append_record(run_id, T.ERROR, actor_id, P.error_payload(error, parent))
+
+    def record_calibration(self, run_id: str, actor_id: str, agent_id: str, calibration: dict[str, Any]) -> LedgerEvent:
+        """Record a supervised trust calibration of ``agent_id`` (values in full)."""
+        return self.append_record(run_id, T.CALIBRATION, actor_id, P.calibration_payload(agent_id, calibration))
+
+    # ------------------------------------------------------------------ reading
+    def _select(self, where: str, params: tuple[Any, ...]) -> list[LedgerEvent]:
+        with self._lock:
+            rows = self._conn.execute(f"SELECT {ROW_COLUMNS} FROM attestation_events WHERE {where}", params).fetchall()
+        out = []
+        for row in rows:
+            stored = decode_row(row)
+            if stored.event is None:
+                raise AttestationError(stored.decode_error or "undecodable event", status=S.BAD_HASH, event_id=stored.event_id)
+            out.append(stored.event)
+        return out
+
+    def get_event(self, event_id: str, *, run_id: str | None = None) -> LedgerEvent:
+        """The event with ``event_id`` (in ``run_id`` if given); NotFoundError if absent."""
+        found = self._select("event_id = ?", (event_id,))
+        if not found or (run_id is not None and found[0].run_id != run_id):
+            raise NotFoundError("ledger event", event_id)
+        return found[0]
+
+    def events(self, run_id: str) -> list[LedgerEvent]:
+        """All events of ``run_id`` in sequence order."""
+        return self._select("run_id = ? ORDER BY sequence, rowid", (run_id,))
+
+    def proposal_events(self, run_id: str, proposal_id: str) -> list[LedgerEvent]:
+        """The events of ``run_id`` that name ``proposal_id``, in sequence order (keyed lookup)."""
+        return self._select("run_id = ? AND proposal_id = ? ORDER BY sequence", (run_id, proposal_id))
+
+    def child_event(self, run_id: str, parent_event_id: str, event_type: LedgerEventType) -> LedgerEvent | None:
+        """The event of ``event_type`` that consumes ``parent_event_id``, if any (keyed lookup)."""
+        found = self._select(
+            "run_id = ? AND parent_event_id = ? AND event_type = ? LIMIT 1", (run_id, parent_event_id, event_type.value)
+        )
+        return found[0] if found else None
+
+    def export_run(self, run_id: str) -> list[dict[str, Any]]:
+        """The run as JSON-shaped event dicts (``LedgerEvent.to_dict``), in sequence order."""
+        return [e.to_dict() for e in self.events(run_id)]
+
+    def runs(self) -> list[str]:
+        """Every run id in the ledger, sorted."""
+        with self._lock:
+            return [r[0] for r in self._conn.execute("SELECT DISTINCT run_id FROM attestation_events ORDER BY run_id")]
+
+    def default_run_id(self) -> str:
+        """The ledger's persistent default run id, created on first use (so a restart resumes the same run)."""
+        with self._write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO attestation_meta (key, value) VALUES ('default_run_id', ?)", ("run-" + self._new_id(),)
+            )
+            row = conn.execute("SELECT value FROM attestation_meta WHERE key = 'default_run_id'").fetchone()
+        return str(row[0])
+
+    def head(self, run_id: str) -> tuple[int, str]:
+        """(latest sequence, latest event hash) of ``run_id``; (0, "") when empty."""
+        with self._lock:
+            return self._head(self._conn, run_id)
+
+    def validate(self, run_id: str) -> LedgerValidationResult:
+        """Re-check every stored event of ``run_id`` and report every problem found."""
+        with self._lock:
+            cursor = self._conn.execute(
+                f"SELECT {ROW_COLUMNS} FROM attestation_events WHERE run_id = ? ORDER BY sequence, rowid", (run_id,)
+            )
+            rows = cursor.fetchall()
+        return validate_rows(run_id, (decode_row(r) for r in rows), self._signer)

@@ -1,0 +1,179 @@
+"""Re-walk a stored run and report every problem in it.
+
+The walk trusts nothing the ledger wrote for its own convenience (index columns):
+it re-reads each stored row, recomputes the hash from the payload, checks the
+signature with the given key, the sequence and the chain, and re-applies the
+lifecycle rules of :mod:`colony.attestation.semantics` from scratch.
+
+A problem at one event does not hide problems at later ones: the chain is followed
+through the *stored* hashes, so one edited row yields one ``bad_hash`` rather than a
+cascade, and events that break a lifecycle rule are reported but not admitted as
+parents (what links to them is reported too).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerIssue, LedgerValidationResult
+from colony.attestation.events import LedgerValidationStatus as S
+from colony.attestation.payloads import read_links
+from colony.attestation.semantics import MemoryRunView, link_problems
+from colony.attestation.signers import Signer
+from colony.errors import ValidationError
+
+__all__ = ["ROW_COLUMNS", "StoredRow", "decode_row", "validate_rows"]
+
+#: Column order of the rows :func:`decode_row` reads (the ledger selects exactly these).
+ROW_COLUMNS = (
+    "event_id, run_id, sequence, event_type, actor_id, nonce, previous_hash, "
+    "payload_json, created_at, event_hash, signature_json, schema_version"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRow:
+    """One stored row: the decoded event, or the raw chain fields and why decoding failed."""
+
+    event_id: str
+    sequence: Any
+    previous_hash: Any
+    event_hash: Any
+    nonce: Any
+    event: LedgerEvent | None
+    decode_error: str | None = None
+
+
+def decode_row(row: Sequence[Any]) -> StoredRow:
+    """Turn one ``ROW_COLUMNS`` row into a :class:`StoredRow` (never raises)."""
+    (
+        event_id,
+        run_id,
+        sequence,
+        event_type,
+        actor_id,
+        nonce,
+        previous_hash,
+        payload_json,
+        created_at,
+        event_hash,
+        sig_json,
+        schema,
+    ) = row
+    event: LedgerEvent | None = None
+    error: str | None = None
+    try:
+        payload = json.loads(payload_json)
+        signature = json.loads(sig_json)
+        if not isinstance(payload, dict) or not isinstance(signature, dict):
+            raise ValueError("payload and signature must be JSON objects")
+        if isinstance(sequence, bool) or not isinstance(sequence, int):
+            raise ValueError(f"sequence {sequence!r} is not an integer")
+        if not isinstance(created_at, float) or not math.isfinite(created_at):
+            raise ValueError(f"created_at {created_at!r} is not a finite REAL")
+        event = LedgerEvent(
+            run_id=run_id,
+            sequence=sequence,
+            event_type=LedgerEventType(event_type),
+            actor_id=actor_id,
+            nonce=nonce,
+            payload=payload,
+            previous_hash=previous_hash,
+            event_id=event_id,
+            created_at=created_at,
+            event_hash=event_hash,
+            signature=signature,
+            schema_version=schema,
+        )
+    except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError; so is an unknown event type
+        error = f"stored row cannot be decoded: {exc}"
+    return StoredRow(str(event_id), sequence, previous_hash, event_hash, nonce, event, error)
+
+
+class _Walk:
+    """State of one validation walk."""
+
+    def __init__(self, signer: Signer) -> None:
+        self.signer = signer
+        self.view = MemoryRunView()
+        self.ids: set[str] = set()
+        self.nonces: set[Any] = set()
+        self.hashes: set[Any] = set()
+        self.prev_seq = 0
+        self.prev_hash: Any = ""
+
+    def chain_problems(self, row: StoredRow) -> list[tuple[S, str]]:
+        out: list[tuple[S, str]] = []
+        seq = row.sequence
+        if isinstance(seq, int) and not isinstance(seq, bool):
+            if seq > self.prev_seq + 1:
+                missing = seq - self.prev_seq - 1
+                out.append((S.SEQUENCE_GAP, f"sequence {seq} follows {self.prev_seq}: {missing} event(s) missing"))
+            elif seq <= self.prev_seq:
+                out.append((S.DUPLICATE, f"sequence {seq} repeats or goes back (previous {self.prev_seq})"))
+        if row.previous_hash != self.prev_hash:
+            out.append((S.MISSING_PARENT, f"previous_hash does not link to the preceding event (sequence {self.prev_seq})"))
+        if row.event_id in self.ids:
+            out.append((S.DUPLICATE, f"event_id {row.event_id!r} appears twice"))
+        if row.nonce in self.nonces:
+            out.append((S.DUPLICATE, f"nonce {row.nonce!r} is reused"))
+        if row.event_hash in self.hashes:
+            out.append((S.DUPLICATE, "event_hash repeats an earlier event"))
+        return out
+
+    def content_problems(self, event: LedgerEvent) -> list[tuple[S, str]]:
+        out: list[tuple[S, str]] = []
+        if not event.hash_matches():
+            out.append((S.BAD_HASH, "event_hash does not match the stored event content"))
+        if not event.signature_valid(self.signer):
+            out.append((S.BAD_SIGNATURE, f"signature does not verify with key {self.signer.key_id!r} ({self.signer.algorithm})"))
+        try:
+            links = read_links(event.event_type, event.payload)
+        except ValidationError as exc:
+            out.append((S.UNAUTHORIZED_LINK, f"malformed link fields: {exc}"))
+            return out
+        rules = link_problems(event.event_type, links, self.view)
+        if not rules:
+            self.view.accept(event.event_id, event.event_type, links)
+        return out + rules
+
+    def advance(self, row: StoredRow) -> None:
+        self.ids.add(row.event_id)
+        self.nonces.add(row.nonce)
+        self.hashes.add(row.event_hash)
+        if isinstance(row.sequence, int) and not isinstance(row.sequence, bool):
+            self.prev_seq = max(self.prev_seq, row.sequence)
+        self.prev_hash = row.event_hash
+
+
+def validate_rows(run_id: str, rows: Iterable[StoredRow], signer: Signer) -> LedgerValidationResult:
+    """Validate one run's rows (in stored sequence order) with ``signer``; report every problem."""
+    walk = _Walk(signer)
+    issues: list[LedgerIssue] = []
+    count = 0
+    last_good = 0
+    first_bad: int | None = None
+    for row in rows:
+        count += 1
+        problems = walk.chain_problems(row)
+        if row.event is None:
+            problems.append((S.BAD_HASH, row.decode_error or "undecodable row"))
+        else:
+            problems.extend(walk.content_problems(row.event))
+        seq = row.sequence if isinstance(row.sequence, int) else -1
+        if problems:
+            if first_bad is None:
+                first_bad = seq
+            issues.extend(LedgerIssue(seq, row.event_id, status, message) for status, message in problems)
+        elif first_bad is None:
+            last_good = seq
+        walk.advance(row)
+    if count == 0:
+        return LedgerValidationResult(False, S.EMPTY, run_id, 0, (), 0)
+    if not issues:
+        return LedgerValidationResult(True, S.VALID, run_id, count, (), last_good)
+    return LedgerValidationResult(False, issues[0].status, run_id, count, tuple(issues), last_good)

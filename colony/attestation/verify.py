@@ -1,0 +1,190 @@
+"""Verify a ledger file with only a verification key, and print a readable report.
+
+``python -m colony.attestation.verify LEDGER.db --public-key HEX|FILE [--run RUN]``
+(or ``--hmac-key-file FILE``; with neither, the key configured in the environment).
+The file is opened read-only. Exit status: 0 valid, 1 invalid, 2 usage or unreadable input.
+
+The key id recorded in the signatures is a label, not a secret: unless ``--key-id`` is
+given it is read from the ledger's first event, and the key itself decides validity.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from colony.attestation.events import LedgerValidationStatus as S
+from colony.attestation.ledger import AttestationLedger
+from colony.attestation.signers import (
+    Ed25519Signer,
+    Ed25519Verifier,
+    HMACSigner,
+    Signer,
+    parse_key_text,
+    signer_from_env,
+)
+from colony.errors import ColonyError, ValidationError
+
+__all__ = ["format_report", "load_key", "main", "verify_ledger_file"]
+
+
+def load_key(text_or_path: str | bytes, *, field: str = "key") -> bytes:
+    """Key bytes from hex text, or from a file holding hex text or the raw key bytes."""
+    if isinstance(text_or_path, bytes):
+        return text_or_path
+    path = Path(text_or_path)
+    if len(text_or_path) < 512 and path.is_file():
+        raw = path.read_bytes()
+        try:
+            return parse_key_text(raw.decode("ascii"))
+        except UnicodeDecodeError:
+            return raw
+    try:
+        return bytes.fromhex(text_or_path.strip())
+    except ValueError:
+        raise ValidationError(field, "is neither hex nor a readable key file", value=text_or_path) from None
+
+
+def _recorded_key_id(path: Path, run_id: str | None) -> str | None:
+    uri = f"file:{path.resolve().as_posix()}?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+        try:
+            where, params = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())
+            row = conn.execute(f"SELECT signature_json FROM attestation_events {where} ORDER BY rowid LIMIT 1", params).fetchone()
+        finally:
+            conn.close()
+        key_id = json.loads(row[0]).get("key_id") if row else None
+    except (sqlite3.DatabaseError, ValueError, AttributeError):
+        return None
+    return key_id if isinstance(key_id, str) and key_id else None
+
+
+def _verifier(
+    path: Path,
+    public_key: bytes | str | None,
+    hmac_key: bytes | str | None,
+    signer: Signer | None,
+    key_id: str | None,
+    run_id: str | None,
+) -> Signer:
+    if sum(k is not None for k in (public_key, hmac_key, signer)) != 1:
+        raise ValidationError("key", "give exactly one of public_key (Ed25519), hmac_key and signer")
+    if signer is not None:
+        return signer
+    label = key_id or _recorded_key_id(path, run_id) or "default"
+    if public_key is not None:
+        return Ed25519Verifier(load_key(public_key, field="public_key"), key_id=label)
+    assert hmac_key is not None
+    raw = hmac_key if isinstance(hmac_key, bytes) else load_key(hmac_key, field="hmac_key")
+    return HMACSigner(raw, key_id=label)
+
+
+def verify_ledger_file(
+    path: str | Path,
+    *,
+    public_key: bytes | str | None = None,
+    hmac_key: bytes | str | None = None,
+    signer: Signer | None = None,
+    run_id: str | None = None,
+    key_id: str | None = None,
+) -> dict[str, Any]:
+    """Validate every run (or ``run_id``) of a ledger file, read-only, with one verification key.
+
+    ``public_key``: 32 raw bytes, 64 hex digits, or a file holding either. ``hmac_key``: the
+    bytes, or hex text / a key file. ``signer``: a ready verifier (its own key id). Returns ``{path, valid, status, algorithm, key_id,
+    run_count, runs: [LedgerValidationResult.to_dict(), ...]}``.
+    """
+    p = Path(path)
+    verifier = _verifier(p, public_key, hmac_key, signer, key_id, run_id)
+    with AttestationLedger.open_read_only(p, signer=verifier) as ledger:
+        run_ids = [run_id] if run_id is not None else ledger.runs()
+        results = [ledger.validate(r).to_dict() for r in run_ids]
+    bad = [r for r in results if not r["valid"]]
+    status = S.EMPTY.value if not results else (bad[0]["status"] if bad else S.VALID.value)
+    out: dict[str, Any] = {
+        "path": str(p),
+        "valid": bool(results) and not bad,
+        "status": status,
+        "algorithm": verifier.algorithm,
+        "key_id": verifier.key_id,
+        "run_count": len(results),
+        "runs": results,
+    }
+    if isinstance(verifier, Ed25519Verifier):
+        out["public_key"] = verifier.public_key_bytes().hex()
+    return out
+
+
+def format_report(result: dict[str, Any], *, max_errors: int = 20) -> str:
+    """A readable, multi-line report of :func:`verify_ledger_file`'s result."""
+    key = f"{result['algorithm']} key {result['key_id']!r}"
+    if "public_key" in result:
+        key += f" (public key {result['public_key'][:16]}…)"
+    lines = [f"ledger: {result['path']}", f"key:    {key}"]
+    if not result["runs"]:
+        lines.append("no runs recorded")
+    for run in result["runs"]:
+        verdict = "VALID" if run["valid"] else f"INVALID ({run['status']})"
+        lines.append(
+            f"run {run['run_id']}: {verdict} — {run['event_count']} events, last valid sequence {run['last_valid_sequence']}"
+        )
+        errors = run["errors"]
+        for err in errors[:max_errors]:
+            lines.append(f"  seq {err['sequence']:>6}  {err['status']:<20} {err['event_id']}  {err['message']}")
+        if len(errors) > max_errors:
+            lines.append(f"  … and {len(errors) - max_errors} more problem(s)")
+    lines.append(f"overall: {'VALID' if result['valid'] else 'INVALID (' + result['status'] + ')'}")
+    return "\n".join(lines)
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="colony ledger verify", description="Verify a colony attestation ledger file.")
+    ap.add_argument("path", help="the ledger's SQLite file (opened read-only)")
+    keys = ap.add_mutually_exclusive_group()
+    keys.add_argument("--public-key", metavar="HEX|FILE", help="Ed25519 public key: 64 hex digits or a file")
+    keys.add_argument("--hmac-key-file", metavar="FILE", help="file holding the HMAC key (hex, else raw bytes)")
+    ap.add_argument("--key-id", help="expected key id (default: the one recorded in the ledger)")
+    ap.add_argument("--run", dest="run_id", help="verify only this run")
+    ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    ap.add_argument("--max-errors", type=int, default=20, help="problems listed per run (default 20)")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point; returns the exit status (0 valid, 1 invalid, 2 usage/bad input)."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # argparse's own usage errors and --help
+        return int(exc.code or 0)
+    public_key: str | None = args.public_key
+    hmac_key: str | None = args.hmac_key_file
+    env_signer: Signer | None = None
+    try:
+        if public_key is None and hmac_key is None:
+            env_signer = signer_from_env()
+            if env_signer is None:
+                print(
+                    "error: no key given (--public-key, --hmac-key-file, or COLONY_ATTESTATION_* in the environment)",
+                    file=sys.stderr,
+                )
+                return 2
+            if isinstance(env_signer, Ed25519Signer):
+                env_signer = env_signer.verifier()
+        result = verify_ledger_file(
+            args.path, public_key=public_key, hmac_key=hmac_key, signer=env_signer, run_id=args.run_id, key_id=args.key_id
+        )
+    except (ColonyError, OSError, sqlite3.DatabaseError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=2) if args.json else format_report(result, max_errors=args.max_errors))
+    return 0 if result["valid"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
