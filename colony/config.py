@@ -334,9 +334,7 @@ def _validate(p: Policy, path: str) -> None:
 
     lad = p.roles.ladder
     steps = (lad.repair_ant, lad.memory_ant, lad.dispatcher, lad.guard_ant)
-    _check(
-        all(0.0 <= a < b <= 1.0 for a, b in pairwise(steps)), "roles.ladder", "must be strictly increasing in [0, 1]", path
-    )
+    _check(all(0.0 <= a < b <= 1.0 for a, b in pairwise(steps)), "roles.ladder", "must be strictly increasing in [0, 1]", path)
     _check(p.roles.min_total_proposals >= 0, "roles.min_total_proposals", "must be >= 0", path)
 
     ph = p.pheromone

@@ -249,14 +249,12 @@ class ConsequenceMemory:
         Raises ConflictError if the proposal already has an outcome.
         """
         proposal = record.proposal
-        if self.has_outcome(proposal.proposal_id):
-            raise ConflictError(f"proposal {proposal.proposal_id!r} already has a recorded outcome", ident=proposal.proposal_id)
         profile.apply_delta(record.trust_delta, now=record.recorded_at)
         if record.tests_passed and not record.repair_needed:
             profile.accepted_proposals += 1
         conn = self.db.conn
-        conn.execute(
-            "INSERT INTO consequences VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO consequences VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 record.consequence_id,
                 proposal.proposal_id,
@@ -274,11 +272,14 @@ class ConsequenceMemory:
                 int(attested),
             ),
         )
+        if not cur.rowcount:
+            raise ConflictError(f"proposal {proposal.proposal_id!r} already has a recorded outcome", ident=proposal.proposal_id)
         row = conn.execute("SELECT MAX(seq) FROM consequence_history WHERE agent_id = ?", (proposal.agent_id,)).fetchone()
         seq = (row[0] or 0) + 1
         conn.execute("INSERT INTO consequence_history VALUES (?, ?, ?)", (proposal.agent_id, seq, record.consequence_id))
         cap = self.policy.history_cap
-        conn.execute("DELETE FROM consequence_history WHERE agent_id = ? AND seq <= ?", (proposal.agent_id, seq - cap))
+        if seq > cap:
+            conn.execute("DELETE FROM consequence_history WHERE agent_id = ? AND seq <= ?", (proposal.agent_id, seq - cap))
         profile.consequence_history.append(record.consequence_id)
         del profile.consequence_history[:-cap]
         self.save_profile(profile)

@@ -25,7 +25,7 @@ from typing import Any
 from colony.actuation_gate import ActuationGate
 from colony.config import Policy, default_policy, load_policy
 from colony.consequence_memory import ConsequenceMemory, parse_feedback
-from colony.errors import AttestationError, ConflictError, ValidationError
+from colony.errors import AttestationError, ValidationError
 from colony.falsification import FalsificationWorker
 from colony.models import (
     ActionProposal,
@@ -311,8 +311,6 @@ class ColonyKernel:
         attested: bool,
     ) -> ConsequenceRecord:
         memory = self.consequence_memory
-        if memory.has_outcome(proposal.proposal_id):
-            raise ConflictError(f"proposal {proposal.proposal_id!r} already has a recorded outcome", ident=proposal.proposal_id)
         profile = memory.get_profile(proposal.agent_id)
         memory.note_proposal(profile, proposal.proposal_id)
         delta = memory.trust_delta(tests_passed=tests_passed, repair_needed=repair, human_feedback=feedback)
@@ -323,43 +321,34 @@ class ColonyKernel:
         self.resource_ledger.consume(cost)
         o = self.policy.outcome
         target = proposal.target
-        now = self._clock()
+        store = self.pheromones
         if tests_passed:
-            self.pheromones.reinforce(target, SignalType.SUCCESS)
+            store.reinforce(target, SignalType.SUCCESS)
         else:
-            self.pheromones.deposit(
-                ColonySignal(
-                    target,
-                    SignalType.FAILURE,
-                    o.failure_strength,
-                    self._decay_default[SignalType.FAILURE],
-                    SignalSource.TEST,
-                    {"proposal_id": proposal.proposal_id, "action_type": proposal.action_type},
-                    now,
-                )
+            store.deposit_trusted(
+                target,
+                SignalType.FAILURE,
+                o.failure_strength,
+                self._decay_default[SignalType.FAILURE],
+                SignalSource.TEST,
+                {"proposal_id": proposal.proposal_id, "action_type": proposal.action_type},
             )
         if tests_passed and not repair:
-            self.pheromones.deposit(
-                ColonySignal(
-                    target,
-                    SignalType.SUCCESS,
-                    o.success_strength,
-                    self._decay_default[SignalType.SUCCESS],
-                    SignalSource.TEST,
-                    {"proposal_id": proposal.proposal_id},
-                    now,
-                )
-            )
-        self.pheromones.deposit(
-            ColonySignal(
+            store.deposit_trusted(
                 target,
-                SignalType.DEPENDENCY,
-                o.dependency_strength,
-                self._decay_default[SignalType.DEPENDENCY],
-                SignalSource.RUNTIME,
-                {"agent_id": proposal.agent_id},
-                now,
+                SignalType.SUCCESS,
+                o.success_strength,
+                self._decay_default[SignalType.SUCCESS],
+                SignalSource.TEST,
+                {"proposal_id": proposal.proposal_id},
             )
+        store.deposit_trusted(
+            target,
+            SignalType.DEPENDENCY,
+            o.dependency_strength,
+            self._decay_default[SignalType.DEPENDENCY],
+            SignalSource.RUNTIME,
+            {"agent_id": proposal.agent_id},
         )
         return record
 

@@ -12,6 +12,7 @@ enter the kernel. ``to_dict()`` returns JSON-shaped data (enums as their values)
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 import uuid
@@ -271,15 +272,21 @@ class ResourceCost(_Record):
     def __add__(self, other: ResourceCost) -> ResourceCost:
         if not isinstance(other, ResourceCost):
             return NotImplemented
-        return ResourceCost(
-            llm_calls=self.llm_calls + other.llm_calls,
-            runtime_seconds=self.runtime_seconds + other.runtime_seconds,
-            risk_level=min(1.0, self.risk_level + other.risk_level),
-            human_attention_minutes=self.human_attention_minutes + other.human_attention_minutes,
-            merge_risk=min(1.0, self.merge_risk + other.merge_risk),
-            doc_debt=self.doc_debt + other.doc_debt,
-            security_exposure=min(1.0, self.security_exposure + other.security_exposure),
-        )
+        # both operands are validated; only the unbounded sums can leave the valid range (overflow)
+        new = object.__new__(ResourceCost)
+        setattr_ = object.__setattr__
+        setattr_(new, "llm_calls", self.llm_calls + other.llm_calls)
+        for name in _COUNTS:
+            total = getattr(self, name) + getattr(other, name)
+            if not math.isfinite(total):
+                raise ValidationError(f"ResourceCost.{name}", f"sum overflows to {total!r}", value=total)
+            setattr_(new, name, total)
+        for name in _FRACTIONS:
+            setattr_(new, name, min(1.0, getattr(self, name) + getattr(other, name)))
+        return new
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in COST_FIELDS}
 
     @classmethod
     def from_dict(cls, data: Any, *, name: str = "cost") -> ResourceCost:
@@ -323,6 +330,21 @@ class ActionProposal(_Record):
         check_json_value("ActionProposal.evidence", self.evidence)
         _nonempty("ActionProposal.proposal_id", self.proposal_id)
         check_finite("ActionProposal.created_at", self.created_at)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "agent_id": self.agent_id,
+            "agent_type": self.agent_type,
+            "action_type": self.action_type,
+            "target": self.target,
+            "rationale": self.rationale,
+            "expected_outcome": self.expected_outcome,
+            "budget_estimate": self.budget_estimate.to_dict(),
+            "rollback_plan": self.rollback_plan,
+            "evidence": copy.deepcopy(self.evidence),
+            "proposal_id": self.proposal_id,
+            "created_at": self.created_at,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ActionProposal:

@@ -58,11 +58,10 @@ class Trace:
     """One live trace (internal, mutable); readers get :class:`ColonySignal` copies."""
 
     __slots__ = (
+        "_extra",
         "base",
-        "contrib",
         "decay",
         "eps",
-        "evidence",
         "expiry",
         "last_reinforced",
         "location",
@@ -87,10 +86,35 @@ class Trace:
         self.base = 0.0
         self.t0 = 0
         self.expiry = 0
-        self.evidence: dict[str, Any] | None = None
         self.last_reinforced = 0.0
-        # agent id -> (base, t0): that agent's outstanding proposal-time share (see DESIGN §3a)
-        self.contrib: dict[str, tuple[float, int]] | None = None
+        # rarely-set fields share one slot, which keeps an evidence-free trace small
+        self._extra: dict[str, Any] | None = None
+
+    @property
+    def evidence(self) -> dict[str, Any] | None:
+        return self._extra.get("evidence") if self._extra else None
+
+    @evidence.setter
+    def evidence(self, value: dict[str, Any] | None) -> None:
+        self._set_extra("evidence", value)
+
+    @property
+    def contrib(self) -> dict[str, tuple[float, int]] | None:
+        """agent id -> (base, t0): that agent's outstanding proposal-time share (DESIGN §3a)."""
+        return self._extra.get("contrib") if self._extra else None
+
+    @contrib.setter
+    def contrib(self, value: dict[str, tuple[float, int]] | None) -> None:
+        self._set_extra("contrib", value)
+
+    def _set_extra(self, name: str, value: Any) -> None:
+        if value is None:
+            if self._extra:
+                self._extra.pop(name, None)
+            return
+        if self._extra is None:
+            self._extra = {}
+        self._extra[name] = value
 
     def strength_at(self, tick: int) -> float:
         if tick >= self.expiry:
@@ -124,8 +148,9 @@ class PheromoneStore:
             SignalSource.RUNTIME: sm.runtime,
         }
         self._tick = 0
-        # location -> {signal_type: Trace}
-        self._by_location: dict[str, dict[SignalType, Trace]] = {}
+        # (location, signal_type) -> Trace; a flat dict keeps per-trace memory small
+        self._traces: dict[tuple[str, SignalType], Trace] = {}
+        # locations with at least one live trace, sorted, for prefix queries
         self._locations: SortedList = SortedList()
         self._count = 0
         # expiry tick -> traces that may expire then (stale entries are skipped)
@@ -195,6 +220,18 @@ class PheromoneStore:
             (agent_id, current + allowed),
         )
 
+    def deposit_trusted(
+        self,
+        location: str,
+        signal_type: SignalType,
+        strength: float,
+        decay: DecayRate,
+        source: SignalSource,
+        evidence: dict[str, Any],
+    ) -> float:
+        """Kernel fast path: like :meth:`deposit` for values the caller has already validated."""
+        return self._add(location, signal_type, strength * self._mult[source], decay, source, evidence, None)
+
     def reinforce(self, location: str, signal_type: SignalType) -> bool:
         """Add the policy's reinforce delta to an existing trace; False if there is none."""
         trace = self._get(location, SignalType(signal_type))
@@ -217,15 +254,14 @@ class PheromoneStore:
             raise ValidationError("strength", f"effective deposit must be finite and >= 0, got {amount!r}", value=amount)
         amount = min(amount, self.policy.max_deposit)
         now = self._tick
-        slot = self._by_location.get(location)
-        trace = slot.get(signal_type) if slot is not None else None
+        key = (location, signal_type)
+        trace = self._traces.get(key)
         if trace is None:
             trace = Trace(location, signal_type, decay, self._eps[decay], source)
             current = 0.0
-            if slot is None:
-                slot = self._by_location[location] = {}
+            if not self._has_location(location):
                 self._locations.add(location)
-            slot[signal_type] = trace
+            self._traces[key] = trace
             self._count += 1
             self._type_counts[signal_type] += 1
             self._source_counts[source] += 1
@@ -246,9 +282,10 @@ class PheromoneStore:
         if evidence:
             trace.evidence = dict(evidence)
         if contrib is not None:
-            if trace.contrib is None:
-                trace.contrib = {}
-            trace.contrib[contrib[0]] = (contrib[1], now)
+            shares = trace.contrib
+            if shares is None:
+                shares = trace.contrib = {}
+            shares[contrib[0]] = (contrib[1], now)
         if trace.contrib:
             self._prune_contrib(trace)
         self._ordered[trace.decay].add(trace)
@@ -259,10 +296,11 @@ class PheromoneStore:
         return added
 
     def _prune_contrib(self, trace: Trace) -> None:
-        assert trace.contrib is not None
-        dead = [a for a, (b, t0) in trace.contrib.items() if b - (self._tick - t0) * trace.eps <= self.policy.extinction_epsilon]
+        shares = trace.contrib
+        assert shares is not None
+        dead = [a for a, (b, t0) in shares.items() if b - (self._tick - t0) * trace.eps <= self.policy.extinction_epsilon]
         for a in dead:
-            del trace.contrib[a]
+            del shares[a]
 
     def tick(self) -> int:
         """Advance one tick; remove the traces that reach zero; return how many were removed."""
@@ -273,17 +311,15 @@ class PheromoneStore:
             for trace in due:
                 if trace.expiry != self._tick:
                     continue  # re-deposited since; a later bucket holds it
-                slot = self._by_location.get(trace.location)
-                if slot is None or slot.get(trace.signal_type) is not trace:
+                if self._traces.get((trace.location, trace.signal_type)) is not trace:
                     continue
-                self._remove(trace, slot)
+                self._remove(trace)
                 removed += 1
         return removed
 
-    def _remove(self, trace: Trace, slot: dict[SignalType, Trace]) -> None:
-        del slot[trace.signal_type]
-        if not slot:
-            del self._by_location[trace.location]
+    def _remove(self, trace: Trace) -> None:
+        del self._traces[(trace.location, trace.signal_type)]
+        if not self._has_location(trace.location):
             self._locations.remove(trace.location)
         self._ordered[trace.decay].remove(trace)
         self._count -= 1
@@ -296,10 +332,9 @@ class PheromoneStore:
         """Remove every trace (and every index entry); return how many there were."""
         n = self._count
         if self._journal is not None:
-            for slot in self._by_location.values():
-                for trace in slot.values():
-                    self._journal("delete", trace)
-        self._by_location.clear()
+            for trace in self._traces.values():
+                self._journal("delete", trace)
+        self._traces.clear()
         self._locations.clear()
         self._expiry.clear()
         for ordered in self._ordered.values():
@@ -310,16 +345,16 @@ class PheromoneStore:
         return n
 
     # ----------------------------------------------------------------- reads
+    def _has_location(self, location: str) -> bool:
+        traces = self._traces
+        return any((location, s) in traces for s in _TYPES)
+
     def _get(self, location: str, signal_type: SignalType) -> Trace | None:
-        slot = self._by_location.get(location)
-        return slot.get(signal_type) if slot is not None else None
+        return self._traces.get((location, signal_type))
 
     def sense(self, location: str, signal_type: SignalType) -> float:
         """Current strength of one key (0.0 when absent). Never reinforces."""
-        slot = self._by_location.get(location)
-        if slot is None:
-            return 0.0
-        trace = slot.get(signal_type)
+        trace = self._traces.get((location, signal_type))
         return trace.strength_at(self._tick) if trace is not None else 0.0
 
     def contribution(self, location: str, signal_type: SignalType, agent_id: str) -> float:
@@ -350,19 +385,18 @@ class PheromoneStore:
         if not isinstance(location, str) or not location:
             raise ValidationError("location", "must be a non-empty string", value=location)
         st = SignalType(signal_type) if signal_type is not None else None
-        locs = [location] if location in self._by_location else []
+        locs = [location] if self._has_location(location) else []
         if prefix:
             # '.' (0x2E) and '/' (0x2F) are adjacent: one range covers both separators
             locs.extend(self._locations.irange(location + ".", location + "0", inclusive=(True, False)))
         traces: list[Trace] = []
+        types = (st,) if st is not None else _TYPES
+        get = self._traces.get
         for loc in locs:
-            slot = self._by_location[loc]
-            if st is not None:
-                t = slot.get(st)
+            for s in types:
+                t = get((loc, s))
                 if t is not None:
                     traces.append(t)
-            else:
-                traces.extend(slot[s] for s in _TYPES if s in slot)
         signals = [self._signal(t) for t in traces]
         signals.sort(key=lambda s: -s.strength)
         return signals
@@ -370,19 +404,16 @@ class PheromoneStore:
     def iter_signals(self, signal_type: SignalType | None = None) -> Iterator[ColonySignal]:
         """Every live signal (optionally of one type), in location order."""
         st = SignalType(signal_type) if signal_type is not None else None
+        types = (st,) if st is not None else _TYPES
         for loc in list(self._locations):
-            slot = self._by_location.get(loc)
-            if not slot:
-                continue
-            for s in _TYPES:
-                t = slot.get(s)
-                if t is not None and (st is None or s is st):
+            for s in types:
+                t = self._traces.get((loc, s))
+                if t is not None:
                     yield self._signal(t)
 
     def iter_traces(self) -> Iterator[Trace]:
         """Every live internal trace (for persistence)."""
-        for slot in self._by_location.values():
-            yield from slot.values()
+        yield from list(self._traces.values())
 
     def _top(self, k: int) -> list[Trace]:
         out: list[Trace] = []
@@ -448,11 +479,9 @@ class PheromoneStore:
             for t in traces:
                 if t.expiry <= tick:
                     continue
-                slot = self._by_location.get(t.location)
-                if slot is None:
-                    slot = self._by_location[t.location] = {}
+                if not self._has_location(t.location):
                     self._locations.add(t.location)
-                slot[t.signal_type] = t
+                self._traces[(t.location, t.signal_type)] = t
                 self._count += 1
                 self._type_counts[t.signal_type] += 1
                 self._source_counts[t.source] += 1
