@@ -30,7 +30,21 @@ __all__ = ["ImportGraph", "RepoImportScanner", "build_import_graph", "extract_im
 # (level, module, imported names); level 0 with no names is ``import module``.
 RawImport = tuple[int, str, tuple[str, ...]]
 _SKIP_DIRS: Final = frozenset({"__pycache__", "node_modules"})
-_CHILD_BLOCKS: Final = ("body", "orelse", "finalbody", "handlers", "cases")
+# Statement types that contain statements, and the fields holding them; all others are skipped whole.
+_COMPOUND: Final[dict[type, tuple[str, ...]]] = {
+    ast.FunctionDef: ("body",),
+    ast.AsyncFunctionDef: ("body",),
+    ast.ClassDef: ("body",),
+    ast.If: ("body", "orelse"),
+    ast.For: ("body", "orelse"),
+    ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.With: ("body",),
+    ast.AsyncWith: ("body",),
+    ast.Try: ("body", "handlers", "orelse", "finalbody"),
+    ast.TryStar: ("body", "handlers", "orelse", "finalbody"),
+    ast.Match: ("cases",),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +67,7 @@ def _is_type_checking(test: ast.expr) -> bool:
 def extract_imports(tree: ast.Module) -> tuple[RawImport, ...]:
     """Every import statement in ``tree`` (any depth), except those guarded by ``TYPE_CHECKING``."""
     found: list[RawImport] = []
-    stack: list[ast.AST] = list(tree.body)
+    stack: list[ast.stmt] = list(tree.body)
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Import):
@@ -63,10 +77,12 @@ def extract_imports(tree: ast.Module) -> tuple[RawImport, ...]:
         elif isinstance(node, ast.If) and _is_type_checking(node.test):
             stack.extend(node.orelse)
         else:
-            for block in _CHILD_BLOCKS:
-                children = getattr(node, block, None)
-                if isinstance(children, list):
-                    stack.extend(c for c in children if isinstance(c, ast.stmt | ast.excepthandler | ast.match_case))
+            for block in _COMPOUND.get(type(node), ()):
+                for child in getattr(node, block):
+                    if isinstance(child, ast.stmt):
+                        stack.append(child)
+                    else:  # an except handler or a match case holds statements in its body
+                        stack.extend(child.body)
     return tuple(found)
 
 

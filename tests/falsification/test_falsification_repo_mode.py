@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from colony.config import default_policy
 from colony.errors import PathSafetyError, ValidationError
 from colony.falsification import FalsificationWorker, falsify_plan
-from colony.falsification.import_graph import find_cycle
+from colony.falsification.import_graph import extract_imports, find_cycle
 from colony.models import AttackVector, FalsificationFinding, FalsificationSeverity
 
 HIGH, MEDIUM, LOW = FalsificationSeverity.HIGH, FalsificationSeverity.MEDIUM, FalsificationSeverity.LOW
@@ -250,3 +251,46 @@ def test_find_cycle_is_not_exponential_on_layered_graphs() -> None:
     edges = {f"l{i:02d}{s}": (f"l{i + 1:02d}a", f"l{i + 1:02d}b") for i in range(layers) for s in "ab"}
     edges.update({f"l{layers:02d}a": (), f"l{layers:02d}b": ()})
     assert find_cycle(edges) is None
+
+
+def test_extract_imports_reaches_every_block_but_type_checking() -> None:
+    source = """
+import a
+try:
+    import b
+except ImportError:
+    import c
+else:
+    import d
+finally:
+    import e
+class K:
+    def m(self):
+        from . import f
+async def g():
+    async with x:
+        import h
+    async for i in y:
+        import i2
+while True:
+    import j
+with z:
+    from ..k import name
+match v:
+    case 1:
+        import m1
+if TYPE_CHECKING:
+    import hidden
+else:
+    import n
+if typing.TYPE_CHECKING:
+    import hidden2
+try:
+    pass
+except* ValueError:
+    import o
+"""
+    found = extract_imports(ast.parse(source))
+    names = sorted(module or str(level) for level, module, _ in found)
+    assert names == ["1", "a", "b", "c", "d", "e", "h", "i2", "j", "k", "m1", "n", "o"]
+    assert (2, "k", ("name",)) in found and (1, "", ("f",)) in found
