@@ -26,18 +26,17 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from colony.attestation import payloads as P
-from colony.attestation.canonical import canonical_text, encode_loaded
-from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerValidationResult
+from colony.attestation import store
+from colony.attestation.canonical import canonical_text
+from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerValidationResult, signing_bytes
 from colony.attestation.events import LedgerValidationStatus as S
-from colony.attestation.schema import create_schema, has_schema
-from colony.attestation.semantics import EventRef, link_problems
+from colony.attestation.semantics import link_problems
 from colony.attestation.signers import Signer, ephemeral_signer
 from colony.attestation.validation import ROW_COLUMNS, decode_row, validate_rows
 from colony.errors import AttestationError, ConfigError, NotFoundError, ValidationError
@@ -45,6 +44,7 @@ from colony.errors import AttestationError, ConfigError, NotFoundError, Validati
 __all__ = ["AttestationLedger"]
 
 T = LedgerEventType
+_MAX_REMEMBERED_HEADS = 4096
 
 
 def _default_id() -> str:
@@ -55,37 +55,6 @@ def _nonempty(name: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValidationError(name, "must be a non-empty string", value=value)
     return value
-
-
-class _SqlRunView:
-    """The lifecycle rules' view of one run, answered by keyed SQL lookups."""
-
-    __slots__ = ("_conn", "_run")
-
-    def __init__(self, conn: sqlite3.Connection, run_id: str) -> None:
-        self._conn = conn
-        self._run = run_id
-
-    def get(self, event_id: str) -> EventRef | None:
-        row = self._conn.execute(
-            "SELECT event_type, proposal_id, decision FROM attestation_events WHERE event_id = ? AND run_id = ?",
-            (event_id, self._run),
-        ).fetchone()
-        return None if row is None else EventRef(row[0], row[1], row[2])
-
-    def proposal_event_id(self, proposal_id: str) -> str | None:
-        row = self._conn.execute(
-            "SELECT event_id FROM attestation_events WHERE run_id = ? AND proposal_id = ? AND event_type = 'proposal'",
-            (self._run, proposal_id),
-        ).fetchone()
-        return None if row is None else str(row[0])
-
-    def child(self, parent_event_id: str, event_type: LedgerEventType) -> str | None:
-        row = self._conn.execute(
-            "SELECT event_id FROM attestation_events WHERE run_id = ? AND parent_event_id = ? AND event_type = ? LIMIT 1",
-            (self._run, parent_event_id, event_type.value),
-        ).fetchone()
-        return None if row is None else str(row[0])
 
 
 class AttestationLedger:
@@ -115,22 +84,12 @@ class AttestationLedger:
         synchronous: str = "NORMAL",
     ) -> None:
         if isinstance(db, sqlite3.Connection):
-            self._conn, self._owned = db, False
-            is_file = any(row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main")
-            self.path: str | None = None
+            self._conn, self._owned, self.path = db, False, None
+            is_file = store.is_file_connection(db)
         else:
             self.path = str(db)
-            is_file = self.path != ":memory:" and not self.path.startswith("file::memory:")
-            if is_file:
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._conn, is_file = store.connect(self.path, synchronous=synchronous)
             self._owned = True
-            if is_file:
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
-                    raise ValidationError("synchronous", "must be OFF, NORMAL, FULL or EXTRA", value=synchronous)
-                self._conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
-            self._conn.execute("PRAGMA busy_timeout=5000")
         if signer is None:
             if is_file:
                 raise ConfigError(
@@ -142,28 +101,18 @@ class AttestationLedger:
         self._clock = clock
         self._new_id = id_factory or _default_id
         self._lock = lock if lock is not None else threading.RLock()
+        self._verified_heads: dict[str, str] = {}
         with self._write() as conn:
-            create_schema(conn)
+            store.create_schema(conn)
 
     @classmethod
     def open_read_only(cls, path: str | Path, *, signer: Signer) -> AttestationLedger:
         """Open an existing ledger file without writing to it (for verification with a public key)."""
-        p = Path(path)
-        if not p.is_file():
-            raise NotFoundError("ledger file", str(path))
-        conn = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True, check_same_thread=False)
-        try:
-            if not has_schema(conn):
-                raise ValidationError("path", f"{path} holds no attestation ledger (no attestation_events table)")
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            raise ValidationError("path", f"{path} is not a readable SQLite database: {exc}") from None
-        except ValidationError:
-            conn.close()
-            raise
+        conn = store.connect_read_only(path)
         self = cls.__new__(cls)
         self._conn, self._owned, self.path = conn, True, str(path)
         self._signer, self._clock, self._new_id, self._lock = signer, time.time, _default_id, threading.RLock()
+        self._verified_heads = {}
         return self
 
     # ------------------------------------------------------------------ basics
@@ -184,34 +133,33 @@ class AttestationLedger:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One atomic write: BEGIN IMMEDIATE, or a SAVEPOINT inside the owner's open transaction."""
-        with self._lock:
-            conn = self._conn
-            if conn.in_transaction:
-                conn.execute("SAVEPOINT attestation_write")
-                try:
-                    yield conn
-                except BaseException:
-                    conn.execute("ROLLBACK TO attestation_write")
-                    conn.execute("RELEASE attestation_write")
-                    raise
-                conn.execute("RELEASE attestation_write")
-                return
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        return store.write_transaction(self._conn, self._lock)
 
-    def _head(self, conn: sqlite3.Connection, run_id: str) -> tuple[int, str]:
-        row = conn.execute(
-            "SELECT sequence, event_hash FROM attestation_events WHERE run_id = ? ORDER BY sequence DESC LIMIT 1", (run_id,)
-        ).fetchone()
-        return (0, "") if row is None else (int(row[0]), str(row[1]))
+    def _trusted_head(self, conn: sqlite3.Connection, run_id: str) -> tuple[int, str]:
+        """The run's head, after checking that its signature verifies with this ledger's key.
+
+        Fails closed: a ledger opened with the wrong key (or one that another writer extended
+        with a foreign key) refuses to extend the chain. Heads this instance wrote or checked
+        are remembered, so the check costs one verification per foreign head, not per append.
+        """
+        seq, last_hash = store.head(conn, run_id)
+        if seq and self._verified_heads.get(run_id) != last_hash:
+            try:
+                signature = json.loads(store.head_signature_json(conn, run_id, seq))
+            except ValueError:
+                signature = {}
+            if not isinstance(signature, dict) or not self._signer.verify(signing_bytes(last_hash), signature):
+                raise AttestationError(
+                    f"the latest event of run {run_id!r} does not verify with key {self._signer.key_id!r}; refusing to extend it",
+                    status=S.BAD_SIGNATURE,
+                )
+        return seq, last_hash
+
+    def _remember_head(self, run_id: str, event_hash: str) -> None:
+        if len(self._verified_heads) >= _MAX_REMEMBERED_HEADS:
+            self._verified_heads.clear()
+        self._verified_heads[run_id] = event_hash
 
     # ------------------------------------------------------------------ writing
     def append(self, event: LedgerEvent) -> LedgerEvent:
@@ -243,8 +191,11 @@ class AttestationLedger:
                 event_id=event.event_id,
             )
         with self._write() as conn:
-            self._check_unique(conn, event)
+            repeated = store.find_duplicate(conn, event)
+            if repeated is not None:
+                raise AttestationError(repeated, status=S.DUPLICATE, event_id=event.event_id)
             self._check_and_insert(conn, event, links)
+        self._remember_head(event.run_id, event.event_hash)
         return event
 
     def append_record(
@@ -272,7 +223,7 @@ class AttestationLedger:
             raise ValidationError("created_at", "must be a finite number", value=when)
         nonce = _nonempty("nonce", nonce) if nonce is not None else self._new_id()
         with self._write() as conn:
-            seq, prev = self._head(conn, run_id)
+            seq, prev = self._trusted_head(conn, run_id)
             draft = LedgerEvent(
                 run_id=run_id,
                 sequence=seq + 1,
@@ -286,25 +237,8 @@ class AttestationLedger:
             )
             event = draft.signed_loaded(self._signer)
             self._check_and_insert(conn, event, links, head=(seq, prev), payload_text=text)
+        self._remember_head(run_id, event.event_hash)
         return event
-
-    @staticmethod
-    def _check_unique(conn: sqlite3.Connection, event: LedgerEvent) -> None:
-        """Refuse an event whose id, hash or (run, nonce) is already recorded (status ``duplicate``)."""
-        row = conn.execute(
-            "SELECT event_id, event_hash, run_id, nonce FROM attestation_events"
-            " WHERE event_id = ? OR event_hash = ? OR (run_id = ? AND nonce = ?) LIMIT 1",
-            (event.event_id, event.event_hash, event.run_id, event.nonce),
-        ).fetchone()
-        if row is None:
-            return
-        if row[0] == event.event_id:
-            message = f"event_id {event.event_id!r} is already recorded"
-        elif row[1] == event.event_hash:
-            message = "an event with this hash is already recorded"
-        else:
-            message = f"nonce {event.nonce!r} was already used in run {event.run_id!r}"
-        raise AttestationError(message, status=S.DUPLICATE, event_id=event.event_id)
 
     def _check_and_insert(
         self,
@@ -325,65 +259,26 @@ class AttestationLedger:
         def refuse(status: S, message: str) -> AttestationError:
             return AttestationError(message, status=status, event_id=eid)
 
-        last_seq, last_hash = head if head is not None else self._head(conn, run)
+        last_seq, last_hash = head if head is not None else self._trusted_head(conn, run)
         if event.sequence <= last_seq:
             raise refuse(S.DUPLICATE, f"sequence {event.sequence} is already used in run {run!r} (latest {last_seq})")
         if event.sequence > last_seq + 1:
             raise refuse(S.SEQUENCE_GAP, f"sequence gap in run {run!r}: expected {last_seq + 1}, got {event.sequence}")
         if event.previous_hash != last_hash:
             raise refuse(S.MISSING_PARENT, f"previous_hash does not link to the latest event of run {run!r}")
-        problems = link_problems(event.event_type, links, _SqlRunView(conn, run))
+        problems = link_problems(event.event_type, links, store.SqlRunView(conn, run))
         if problems:
             status, message = problems[0]
             raise refuse(status, message)
-        try:
-            self._insert(conn, event, links, payload_text)
-        except sqlite3.IntegrityError as exc:
-            text = str(exc)
-            what = (
-                "nonce"
-                if ".nonce" in text
-                else "event hash"
-                if "event_hash" in text
-                else "event id"
-                if "event_id" in text
-                else ""
-            )
-            detail = f"{what} already recorded in run {run!r}" if what else f"a uniqueness rule refused it ({text})"
-            raise refuse(S.DUPLICATE, detail) from None
-
-    @staticmethod
-    def _insert(conn: sqlite3.Connection, event: LedgerEvent, links: P.Links, payload_text: str | None) -> None:
-        conn.execute(
-            "INSERT INTO attestation_events (event_id, run_id, sequence, event_type, actor_id, nonce, previous_hash,"
-            " payload_json, created_at, event_hash, signature_json, schema_version, proposal_id, parent_event_id, decision)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                event.event_id,
-                event.run_id,
-                event.sequence,
-                event.event_type.value,
-                event.actor_id,
-                event.nonce,
-                event.previous_hash,
-                payload_text if payload_text is not None else canonical_text(event.payload, field="payload"),
-                event.created_at,
-                event.event_hash,
-                canonical_text(event.signature, field="signature")
-                if payload_text is None
-                else encode_loaded(event.signature).decode(),
-                event.schema_version,
-                links.proposal_id,
-                links.parent_event_id,
-                links.decision,
-            ),
-        )
+        repeated = store.insert_event(conn, event, links, payload_text)
+        if repeated is not None:
+            raise refuse(S.DUPLICATE, repeated)
 
     def check_links(self, run_id: str, event_type: LedgerEventType, payload: dict[str, Any]) -> None:
         """Raise the AttestationError :meth:`append_record` would raise for these links; write nothing."""
         links = P.read_links(event_type, payload)
         with self._lock:
-            problems = link_problems(event_type, links, _SqlRunView(self._conn, run_id))
+            problems = link_problems(event_type, links, store.SqlRunView(self._conn, run_id))
         if problems:
             status, message = problems[0]
             raise AttestationError(message, status=status)
@@ -487,7 +382,7 @@ class AttestationLedger:
     def head(self, run_id: str) -> tuple[int, str]:
         """(latest sequence, latest event hash) of ``run_id``; (0, "") when empty."""
         with self._lock:
-            return self._head(self._conn, run_id)
+            return store.head(self._conn, run_id)
 
     def validate(self, run_id: str) -> LedgerValidationResult:
         """Re-check every stored event of ``run_id`` and report every problem found."""

@@ -1,18 +1,41 @@
-"""The ledger's SQLite tables and indexes (all named ``attestation_*``).
+"""The ledger's SQLite layer: connections, transactions, tables and the statements the ledger runs.
 
-``proposal_id``, ``parent_event_id`` and ``decision`` are index columns the ledger
-derives from the payload at write time so lifecycle lookups are keyed; validation
-never reads them. Uniqueness is declared as named indexes, so the rules also hold
-for writers that bypass :class:`~colony.attestation.ledger.AttestationLedger`.
+Tables and indexes are all named ``attestation_*``. ``proposal_id``, ``parent_event_id``
+and ``decision`` are index columns derived from the payload at write time so lifecycle
+lookups are keyed; validation never reads them. Uniqueness is declared as named
+indexes, so the rules also hold for writers that bypass
+:class:`~colony.attestation.ledger.AttestationLedger`.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
 
-from colony.attestation.events import SCHEMA_VERSION, LedgerEventType
+from colony.attestation.canonical import canonical_text
+from colony.attestation.events import SCHEMA_VERSION, LedgerEvent, LedgerEventType
+from colony.attestation.payloads import Links
+from colony.attestation.semantics import EventRef
+from colony.errors import NotFoundError, ValidationError
 
-__all__ = ["CONSUMING_TYPES", "create_schema", "has_schema"]
+__all__ = [
+    "CONSUMING_TYPES",
+    "SqlRunView",
+    "connect",
+    "connect_read_only",
+    "create_schema",
+    "find_duplicate",
+    "has_schema",
+    "head",
+    "head_signature_json",
+    "insert_event",
+    "is_file_connection",
+    "write_transaction",
+]
 
 #: Event types that consume their parent: at most one of each type per parent.
 CONSUMING_TYPES = (
@@ -74,3 +97,161 @@ def has_schema(conn: sqlite3.Connection) -> bool:
     """True iff ``conn`` holds an ``attestation_events`` table."""
     row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attestation_events'").fetchone()
     return row is not None
+
+
+def connect(path: str, *, synchronous: str) -> tuple[sqlite3.Connection, bool]:
+    """Open ``path`` (``":memory:"`` or a file, WAL) for the ledger; return (connection, is_file)."""
+    is_file = path != ":memory:" and not path.startswith("file::memory:")
+    mode = synchronous.upper()
+    if mode not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
+        raise ValidationError("synchronous", "must be OFF, NORMAL, FULL or EXTRA", value=synchronous)
+    if is_file:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    if is_file:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={mode}")
+    conn.execute("PRAGMA busy_timeout=5000")
+    return conn, is_file
+
+
+def is_file_connection(conn: sqlite3.Connection) -> bool:
+    """True iff the main database of ``conn`` is a file (not ``:memory:``)."""
+    return any(row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main")
+
+
+def connect_read_only(path: str | Path) -> sqlite3.Connection:
+    """Open an existing ledger file read-only (``mode=ro``); NotFoundError / ValidationError if it is not one."""
+    p = Path(path)
+    if not p.is_file():
+        raise NotFoundError("ledger file", str(path))
+    conn = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True, check_same_thread=False)
+    try:
+        found = has_schema(conn)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise ValidationError("path", f"{path} is not a readable SQLite database: {exc}") from None
+    if not found:
+        conn.close()
+        raise ValidationError("path", f"{path} holds no attestation ledger (no attestation_events table)")
+    return conn
+
+
+@contextmanager
+def write_transaction(conn: sqlite3.Connection, lock: threading.RLock) -> Iterator[sqlite3.Connection]:
+    """One atomic write: BEGIN IMMEDIATE, or a SAVEPOINT inside the owner's open transaction."""
+    with lock:
+        if conn.in_transaction:
+            conn.execute("SAVEPOINT attestation_write")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK TO attestation_write")
+                conn.execute("RELEASE attestation_write")
+                raise
+            conn.execute("RELEASE attestation_write")
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+
+def head(conn: sqlite3.Connection, run_id: str) -> tuple[int, str]:
+    """(latest sequence, its event hash) of ``run_id``; (0, "") when the run is empty."""
+    row = conn.execute(
+        "SELECT sequence, event_hash FROM attestation_events WHERE run_id = ? ORDER BY sequence DESC LIMIT 1", (run_id,)
+    ).fetchone()
+    return (0, "") if row is None else (int(row[0]), str(row[1]))
+
+
+def head_signature_json(conn: sqlite3.Connection, run_id: str, sequence: int) -> str:
+    """The stored signature JSON of one event."""
+    row = conn.execute(
+        "SELECT signature_json FROM attestation_events WHERE run_id = ? AND sequence = ?", (run_id, sequence)
+    ).fetchone()
+    return "" if row is None else str(row[0])
+
+
+def find_duplicate(conn: sqlite3.Connection, event: LedgerEvent) -> str | None:
+    """Why ``event`` repeats a stored one (its id, its hash, or its nonce in the run), or None."""
+    row = conn.execute(
+        "SELECT event_id, event_hash FROM attestation_events WHERE event_id = ? OR event_hash = ? OR (run_id = ? AND nonce = ?) LIMIT 1",
+        (event.event_id, event.event_hash, event.run_id, event.nonce),
+    ).fetchone()
+    if row is None:
+        return None
+    if row[0] == event.event_id:
+        return f"event_id {event.event_id!r} is already recorded"
+    if row[1] == event.event_hash:
+        return "an event with this hash is already recorded"
+    return f"nonce {event.nonce!r} was already used in run {event.run_id!r}"
+
+
+_UNIQUE_WHAT = (("attestation_events.nonce", "nonce"), ("event_hash", "event hash"), ("event_id", "event id"))
+
+
+def insert_event(conn: sqlite3.Connection, event: LedgerEvent, links: Links, payload_text: str | None = None) -> str | None:
+    """INSERT ``event``; on a uniqueness violation insert nothing and return what was repeated."""
+    try:
+        conn.execute(
+            "INSERT INTO attestation_events (event_id, run_id, sequence, event_type, actor_id, nonce, previous_hash,"
+            " payload_json, created_at, event_hash, signature_json, schema_version, proposal_id, parent_event_id, decision)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                event.event_id,
+                event.run_id,
+                event.sequence,
+                event.event_type.value,
+                event.actor_id,
+                event.nonce,
+                event.previous_hash,
+                payload_text if payload_text is not None else canonical_text(event.payload, field="payload"),
+                event.created_at,
+                event.event_hash,
+                canonical_text(event.signature, field="signature"),
+                event.schema_version,
+                links.proposal_id,
+                links.parent_event_id,
+                links.decision,
+            ),
+        )
+    except sqlite3.IntegrityError as exc:
+        text = str(exc)
+        what = next((label for marker, label in _UNIQUE_WHAT if marker in text), "")
+        return f"{what} already recorded in run {event.run_id!r}" if what else f"a uniqueness rule refused it ({text})"
+    return None
+
+
+class SqlRunView:
+    """The lifecycle rules' view of one run, answered by keyed SQL lookups."""
+
+    __slots__ = ("_conn", "_run")
+
+    def __init__(self, conn: sqlite3.Connection, run_id: str) -> None:
+        self._conn = conn
+        self._run = run_id
+
+    def get(self, event_id: str) -> EventRef | None:
+        row = self._conn.execute(
+            "SELECT event_type, proposal_id, decision FROM attestation_events WHERE event_id = ? AND run_id = ?",
+            (event_id, self._run),
+        ).fetchone()
+        return None if row is None else EventRef(row[0], row[1], row[2])
+
+    def proposal_event_id(self, proposal_id: str) -> str | None:
+        row = self._conn.execute(
+            "SELECT event_id FROM attestation_events WHERE run_id = ? AND proposal_id = ? AND event_type = 'proposal'",
+            (self._run, proposal_id),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def child(self, parent_event_id: str, event_type: LedgerEventType) -> str | None:
+        row = self._conn.execute(
+            "SELECT event_id FROM attestation_events WHERE run_id = ? AND parent_event_id = ? AND event_type = ? LIMIT 1",
+            (self._run, parent_event_id, event_type.value),
+        ).fetchone()
+        return None if row is None else str(row[0])
