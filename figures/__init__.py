@@ -1,0 +1,117 @@
+"""Figures: one module per figure, each exposing ``FIGURE = FigureSpec(...)``.
+
+A figure module declares what it reads (snapshot paths such as ``"policy.gate.weights"`` and
+artefact files such as ``"file:data/replay.json"`` under the output directory) and a ``plot``
+function that draws only from those. The build's figures stage (``scripts/render_figures.py``)
+renders each figure to ``output/figures/<id>.png`` and reruns a figure only when its module,
+this framework or one of its declared inputs changed.
+
+Caption, alt text and long description are manuscript templates (``<< policy.x | num >>``), so
+numbers in them come from the snapshot too.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from colony.errors import ValidationError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["EVIDENCE_CLASSES", "FigureContext", "FigureSpec", "UndeclaredInputError"]
+
+EVIDENCE_CLASSES = frozenset(
+    {"analytic", "configuration", "quality-gate", "deterministic-fixture", "measurement", "offline-synthetic", "schematic"}
+)
+FIGURE_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+FILE_PREFIX = "file:"
+
+
+class UndeclaredInputError(ValidationError):
+    """A plot function read a value its FigureSpec does not declare."""
+
+
+@dataclass(frozen=True, slots=True)
+class FigureSpec:
+    """A figure: identity, texts, evidence class, declared inputs and the plot function.
+
+    ``alt`` is a concise structural alternative; ``description`` the longer text equivalent
+    (it must say more than the alt text); ``caption`` the reading and the permitted inference.
+    """
+
+    id: str
+    caption: str
+    alt: str
+    description: str
+    evidence_class: str
+    inputs: Sequence[str]
+    plot: Callable[[FigureContext], Figure]
+    width: str = "85%"
+    size: tuple[float, float] = (6.4, 3.4)
+
+    def __post_init__(self) -> None:
+        if not FIGURE_ID.match(self.id):
+            raise ValidationError("id", f"must match {FIGURE_ID.pattern}, got {self.id!r}")
+        for name in ("caption", "alt", "description"):
+            if not str(getattr(self, name)).strip():
+                raise ValidationError(name, f"figure {self.id}: must not be empty")
+        if self.alt.strip() == self.caption.strip():
+            raise ValidationError("alt", f"figure {self.id}: alt text must not repeat the caption")
+        if len(self.description) <= len(self.alt):
+            raise ValidationError("description", f"figure {self.id}: the long description must be longer than the alt text")
+        if self.evidence_class not in EVIDENCE_CLASSES:
+            raise ValidationError(
+                "evidence_class", f"figure {self.id}: {self.evidence_class!r} is not one of {sorted(EVIDENCE_CLASSES)}"
+            )
+        if isinstance(self.inputs, str) or not all(isinstance(i, str) and i for i in self.inputs):
+            raise ValidationError("inputs", f"figure {self.id}: must be a list of snapshot paths or 'file:' artefacts")
+        if not callable(self.plot):
+            raise ValidationError("plot", f"figure {self.id}: must be callable")
+        object.__setattr__(self, "inputs", tuple(self.inputs))  # a list from the module becomes immutable
+
+    @property
+    def variable_inputs(self) -> tuple[str, ...]:
+        """Declared snapshot paths."""
+        return tuple(i for i in self.inputs if not i.startswith(FILE_PREFIX))
+
+    @property
+    def file_inputs(self) -> tuple[str, ...]:
+        """Declared artefact files, relative to the output directory."""
+        return tuple(i[len(FILE_PREFIX) :] for i in self.inputs if i.startswith(FILE_PREFIX))
+
+
+class FigureContext:
+    """What a plot function may read: declared snapshot paths and declared artefact files."""
+
+    def __init__(self, spec: FigureSpec, snapshot: Mapping[str, Any], output_dir: Path) -> None:
+        self.spec = spec
+        self._snapshot = snapshot
+        self._output_dir = output_dir
+
+    def var(self, path: str) -> Any:
+        """The snapshot value at dotted ``path`` (a copy); it must lie under a declared input."""
+        if not any(path == p or path.startswith(p + ".") for p in self.spec.variable_inputs):
+            raise UndeclaredInputError("inputs", f"figure {self.spec.id} reads {path!r} without declaring it")
+        value: Any = self._snapshot
+        for part in path.split("."):
+            if not isinstance(value, Mapping) or part not in value:
+                raise ValidationError("inputs", f"figure {self.spec.id}: the snapshot has no {path!r}")
+            value = value[part]
+        return copy.deepcopy(value)
+
+    def artifact(self, relative: str) -> Any:
+        """The parsed JSON artefact at ``output/<relative>``; it must be declared as ``file:<relative>``."""
+        if relative not in self.spec.file_inputs:
+            raise UndeclaredInputError("inputs", f"figure {self.spec.id} reads {relative!r} without declaring 'file:{relative}'")
+        path = self._output_dir / relative
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValidationError("inputs", f"figure {self.spec.id}: cannot read {relative}: {exc}") from exc

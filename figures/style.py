@@ -1,0 +1,86 @@
+"""The figures' shared look: Okabe-Ito colours, redundant line styles and markers, fixed PNG bytes.
+
+The Okabe-Ito palette stays distinguishable under the common colour-vision deficiencies; every
+series also differs by line style or marker, so colour is never the only channel.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from cycler import cycler
+from matplotlib.figure import Figure
+
+__all__ = ["DPI", "LINESTYLES", "MARKERS", "OKABE_ITO", "SERIES", "contrast_ratio", "figure_style", "new_figure", "png_bytes"]
+
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+# series order: the darker members first (yellow is kept for fills only: too light for lines)
+SERIES = ("blue", "vermillion", "bluish_green", "reddish_purple", "orange", "black", "sky_blue")
+LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 1)), (0, (3, 1, 1, 1, 1, 1)))
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+DPI = 200
+
+RC: Any = {  # Any: matplotlib types rcParams keys as a closed Literal set
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "axes.prop_cycle": cycler(color=[OKABE_ITO[n] for n in SERIES]) + cycler(linestyle=list(LINESTYLES)),
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.color": "#d0d0d0",
+    "grid.linewidth": 0.6,
+    "legend.frameon": False,
+    "figure.facecolor": "white",
+    "savefig.facecolor": "white",
+    "path.simplify": False,
+    "svg.hashsalt": "colony",
+}
+
+
+@contextmanager
+def figure_style() -> Iterator[None]:
+    """Apply the shared rcParams for the duration of one figure (global state is restored after)."""
+    with matplotlib.rc_context(RC):
+        yield
+
+
+def new_figure(size: tuple[float, float]) -> Figure:
+    """A constrained-layout figure that needs no pyplot state."""
+    return Figure(figsize=size, layout="constrained")
+
+
+def png_bytes(figure: Figure) -> bytes:
+    """Render ``figure`` to PNG with no time or software metadata, so equal inputs give equal bytes."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast_ratio(foreground: str, background: str = "#FFFFFF") -> float:
+    """WCAG 2 contrast ratio between two ``#RRGGBB`` colours."""
+    high, low = sorted((_luminance(foreground), _luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)

@@ -1,0 +1,197 @@
+--[[
+crossref.lua: colony's own cross-reference filter (a small pandoc-crossref substitute).
+
+Labels:  figures  ![caption](img.png){#fig:x alt="..."}
+         tables   ": caption {#tbl:x}"
+         equations "$$ ... $$ {#eq:x}"
+         sections "# Heading {#sec:x}"
+References: @fig:x, [@tbl:x], @eq:x, @sec:x  ->  "Figure 1", "Table 1", "Equation 1", "Section 1".
+
+HTML: numbers are computed here, captions are prefixed and references become links.
+Typst: numbering is left to Typst (native @refs), but images carry their alt text and every
+math span carries its TeX source as alt text, so the PDF can be tagged (PDF/UA-1).
+An unresolved reference becomes "??" and is reported on stderr as
+"crossref: unresolved reference @<id>"; the build's validation treats that as an error.
+Run it before --citeproc so citeproc never sees cross-reference keys.
+]]
+
+local PREFIXES = { fig = "Figure", tbl = "Table", eq = "Equation", sec = "Section" }
+local is_typst = FORMAT:match("typst") ~= nil
+
+local numbers = {}          -- id -> number text
+local counters = { fig = 0, tbl = 0, eq = 0 }
+local section_counts = {}
+
+local function kind_of(id)
+  local kind = id:match("^(%a+):")
+  if kind and PREFIXES[kind] then return kind end
+  return nil
+end
+
+local function typst_string(text)
+  return '"' .. text:gsub("\\", "\\\\"):gsub('"', '\\"'):gsub("\n", " ") .. '"'
+end
+
+local function to_typst(blocks)
+  local out = pandoc.write(pandoc.Pandoc(blocks), "typst")
+  return (out:gsub("%s+$", ""))
+end
+
+local function sanitise_tex(tex)
+  -- texmath turns these spacing macros into negative or zero spaces in Typst; drop them
+  return (tex:gsub("\\!", ""):gsub("\\;", "\\,"))
+end
+
+local function typst_math(math_el, label, numbered)
+  local body = to_typst({ pandoc.Plain({ pandoc.Math(math_el.mathtype, sanitise_tex(math_el.text)) }) })
+  local settings = "alt: " .. typst_string(math_el.text)
+  if numbered then settings = settings .. ', numbering: "(1)"' end
+  local suffix = label and (" <" .. label .. ">") or ""
+  return "#[#set math.equation(" .. settings .. ")\n" .. body .. suffix .. "]"
+end
+
+-- pass 1: number every label in document order ------------------------------------------
+
+local function number_header(h)
+  if h.classes:includes("unnumbered") then return end
+  local level = h.level
+  section_counts[level] = (section_counts[level] or 0) + 1
+  for deeper = level + 1, 9 do section_counts[deeper] = nil end
+  local parts = {}
+  for i = 1, level do parts[#parts + 1] = tostring(section_counts[i] or 0) end
+  if h.identifier ~= "" then numbers[h.identifier] = table.concat(parts, ".") end
+end
+
+local function equation_label(para)
+  local c = para.content
+  if #c >= 2 and c[1].t == "Math" and c[1].mathtype == "DisplayMath" then
+    local last = c[#c]
+    if last.t == "Str" then
+      local label = last.text:match("^{#(eq:[%w_%-%.:]+)}$")
+      if label then return label end
+    end
+  end
+  return nil
+end
+
+local function number_blocks(doc)
+  doc:walk({
+    traverse = "topdown",
+    Header = function(h) number_header(h) end,
+    Figure = function(f)
+      counters.fig = counters.fig + 1
+      if f.identifier ~= "" then numbers[f.identifier] = tostring(counters.fig) end
+    end,
+    Table = function(t)
+      if #t.caption.long > 0 then
+        counters.tbl = counters.tbl + 1
+        if t.identifier ~= "" then numbers[t.identifier] = tostring(counters.tbl) end
+      end
+    end,
+    Para = function(p)
+      local label = equation_label(p)
+      if label then
+        counters.eq = counters.eq + 1
+        numbers[label] = tostring(counters.eq)
+      end
+    end,
+  })
+end
+
+-- pass 2: rewrite labels and references --------------------------------------------------
+
+local function prefix_caption(caption, word, number)
+  if #caption.long == 0 then return caption end
+  local first = caption.long[1]
+  if first.t == "Plain" or first.t == "Para" then
+    first.content:insert(1, pandoc.Space())
+    first.content:insert(1, pandoc.Strong({ pandoc.Str(word .. " " .. number .. ":") }))
+  end
+  return caption
+end
+
+local function figure_to_typst(f)
+  local image = nil
+  f.content:walk({ Image = function(img) image = image or img end })
+  if image == nil then return nil end
+  local src = image.src
+  if not src:match("^/") and not src:match("^%a+:") then src = "/" .. src end
+  local args = { typst_string(src) }
+  if image.attributes.width then
+    args[#args + 1] = "width: " .. image.attributes.width
+  end
+  args[#args + 1] = "alt: " .. typst_string(pandoc.utils.stringify(image.caption))
+  local caption = to_typst(f.caption.long)
+  local label = f.identifier ~= "" and (" <" .. f.identifier .. ">") or ""
+  return pandoc.RawBlock("typst",
+    "#figure(image(" .. table.concat(args, ", ") .. "), caption: [" .. caption .. "])" .. label)
+end
+
+local function reference(id)
+  local kind = kind_of(id)
+  local number = numbers[id]
+  if number == nil then
+    io.stderr:write("crossref: unresolved reference @" .. id .. "\n")
+    return pandoc.Span({ pandoc.Str("??") }, pandoc.Attr("", { "xref-unresolved" }, { { "data-ref", id } }))
+  end
+  if is_typst then return pandoc.RawInline("typst", "@" .. id) end
+  return pandoc.Link({ pandoc.Str(PREFIXES[kind] .. "\u{a0}" .. number) }, "#" .. id, "", pandoc.Attr("", { "xref" }))
+end
+
+local function rewrite_cite(cite)
+  local out = pandoc.List()
+  local rest = pandoc.List()
+  for _, citation in ipairs(cite.citations) do
+    if kind_of(citation.id) then
+      if #out > 0 then out:insert(pandoc.Str(", ")) end
+      out:insert(reference(citation.id))
+    else
+      rest:insert(citation)
+    end
+  end
+  if #out == 0 then return nil end
+  if #rest > 0 then
+    out:insert(pandoc.Space())
+    out:insert(pandoc.Cite({ pandoc.Str("") }, rest))
+  end
+  return out
+end
+
+local function rewrite_equation(p)
+  local label = equation_label(p)
+  if label == nil then return nil end
+  local math_el = p.content[1]
+  if is_typst then return pandoc.RawBlock("typst", typst_math(math_el, label, true)) end
+  local numbered = pandoc.Math("DisplayMath", math_el.text .. " \\qquad (" .. numbers[label] .. ")")
+  return pandoc.Para({ pandoc.Span({ numbered }, pandoc.Attr(label, { "equation" })) })
+end
+
+function Pandoc(doc)
+  number_blocks(doc)
+  doc = doc:walk({
+    Para = rewrite_equation,
+    Cite = rewrite_cite,
+  })
+  doc = doc:walk({
+    Figure = function(f)
+      if is_typst then return figure_to_typst(f) end
+      f.caption = prefix_caption(f.caption, "Figure", numbers[f.identifier] or "")
+      return f
+    end,
+    Table = function(t)
+      if not is_typst and #t.caption.long > 0 and numbers[t.identifier] then
+        t.caption = prefix_caption(t.caption, "Table", numbers[t.identifier])
+      end
+      return t
+    end,
+    Math = function(m)
+      if is_typst then
+        local raw = typst_math(m, nil, false)
+        if m.mathtype == "InlineMath" then return pandoc.RawInline("typst", raw) end
+        return pandoc.RawInline("typst", raw)
+      end
+      return nil
+    end,
+  })
+  return doc
+end

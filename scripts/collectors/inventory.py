@@ -1,0 +1,50 @@
+"""Counts of what the project contains: modules, tests, MCP tools, falsification checks, figures."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from scripts.collectors import CollectContext, collector
+from scripts.collectors.policy import policy_constant_count
+
+TOOL_DEF = re.compile(r"^(?:async\s+)?def\s+(colony_\w+)\s*\(", re.MULTILINE)
+CHECK_DEF = re.compile(r"^def\s+(check_\w+)\s*\(", re.MULTILINE)
+
+
+def _py_files(path: Path) -> list[Path]:
+    return sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts) if path.is_dir() else []
+
+
+def _names(paths: list[Path], pattern: re.Pattern[str]) -> set[str]:
+    return {m for p in paths for m in pattern.findall(p.read_text(encoding="utf-8"))}
+
+
+@collector("counts", inputs=("{package}", "{tests}", "{figures}", "{notebooks}", "{manuscript}"))
+def counts(ctx: CollectContext) -> dict[str, Any]:
+    """Module, test-file, tool, check, figure, notebook and policy-constant counts."""
+    cfg = ctx.config
+    package = cfg.root / cfg.package
+    modules = _py_files(package)
+    tests = [p for p in _py_files(cfg.root / cfg.tests_dir) if p.name.startswith("test_")]
+    mcp_tools = _names([package / "mcp_tools.py"] if (package / "mcp_tools.py").is_file() else [], TOOL_DEF)
+    checks = _names(_py_files(package / "falsification"), CHECK_DEF)
+    figure_modules = [p for p in sorted(cfg.figures.glob("*.py")) if not p.name.startswith("_") and p.name != "style.py"]
+    notebooks = sorted((cfg.root / cfg.notebooks_dir).glob("*.py")) + sorted((cfg.root / cfg.notebooks_dir).glob("*.ipynb"))
+    lines = sum(
+        1
+        for p in modules
+        for line in p.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    )
+    return {
+        "modules": len(modules),
+        "source_lines": lines,
+        "test_files": len(tests),
+        "mcp_tools": len(mcp_tools),
+        "falsification_checks": len(checks),
+        "figure_modules": len(figure_modules),
+        "notebooks": len(notebooks),
+        "policy_constants": policy_constant_count(ctx.snapshot.get("policy", {})),
+    }

@@ -1,0 +1,267 @@
+"""Stage 5, compile: templates -> Markdown -> standalone HTML (pandoc) and PDF (pandoc -> Typst).
+
+The section templates are rendered with the snapshot (``StrictUndefined``: an undefined
+variable stops the build), joined into ``paper.md``, then converted by pandoc with our
+``crossref.lua`` (run before ``--citeproc``): HTML with MathML and embedded images, and Typst,
+which the ``typst`` package compiles to a tagged PDF/UA-1 with a fixed timestamp (the commit
+time) and only its bundled fonts, so equal inputs give a byte-identical PDF. Unresolved
+cross-references or citations fail the stage before anything replaces ``output/paper/``.
+
+Run alone: ``python scripts/compile.py [--root DIR] [--force]``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+import subprocess
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import version as dist_version
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a file: import from the repository root
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
+import jinja2
+import pypandoc
+import typst
+import yaml
+
+from scripts.buildconfig import BuildConfig
+from scripts.cache import StageCache, code_digest
+from scripts.errors import BuildError
+from scripts.hashing import digest_files, digest_mapping, file_sha256
+from scripts.manuscript import ABSTRACT, Manuscript, load_manuscript
+from scripts.render_figures import load_registry
+from scripts.stage import StageResult, stage_main
+from scripts.templating import make_environment
+from scripts.variables import load_snapshot
+
+__all__ = ["PAPER_FILES", "CompileReport", "figure_markdown", "pdf_timestamp", "render_manuscript", "run"]
+
+PAPER_FILES = ("paper.md", "metadata.yaml", "paper.html", "paper.typ", "paper.pdf", "compile_report.json")
+UNRESOLVED_PREFIX = "crossref: unresolved reference @"
+MISSING_CITATION = "Citeproc: citation "
+
+
+@dataclass(slots=True)
+class CompileReport:
+    """What pandoc and Typst said: warnings, unresolved references, missing citations."""
+
+    warnings: list[str] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)
+    missing_citations: list[str] = field(default_factory=list)
+
+    def absorb(self, stderr: str) -> None:
+        for line in stderr.splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith(UNRESOLVED_PREFIX):
+                ref = line[len(UNRESOLVED_PREFIX) :]
+                if ref not in self.unresolved:
+                    self.unresolved.append(ref)
+            elif MISSING_CITATION in line and line.endswith("not found"):
+                key = line.split(MISSING_CITATION, 1)[1].rsplit(" not found", 1)[0]
+                if key not in self.missing_citations:
+                    self.missing_citations.append(key)
+            elif line not in self.warnings:
+                self.warnings.append(line)
+
+
+def figure_markdown(entry: dict[str, Any]) -> str:
+    """The Markdown of one registered figure: labelled image with alt text, then its long description."""
+    fid = entry["id"]
+    alt = entry["alt"].replace("\\", "\\\\").replace('"', '\\"')
+    description = html.escape(entry["description"])
+    return (
+        f'![{entry["caption"]}]({entry["file"]}){{#fig:{fid} alt="{alt}" width={entry["width"]} '
+        f'aria-describedby="fig-{fid}-description"}}\n\n'
+        f'```{{=html}}\n<details class="figure-description" id="fig-{fid}-description">'
+        f"<summary>Description of the figure</summary><p>{description}</p></details>\n```\n"
+    )
+
+
+def _figure_global(registry: dict[str, Any]) -> Callable[[str], str]:
+    entries = {e["id"]: e for e in registry["figures"]}
+
+    def figure(figure_id: str) -> str:
+        if figure_id not in entries:
+            raise jinja2.TemplateRuntimeError(f"figure {figure_id!r} is not in the figure registry")
+        return figure_markdown(entries[figure_id])
+
+    return figure
+
+
+def _line_of(exc: BaseException, name: str) -> int | None:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == name]
+    return frames[-1].lineno if frames else getattr(exc, "lineno", None)
+
+
+def render_manuscript(manuscript: Manuscript, snapshot: dict[str, Any], registry: dict[str, Any]) -> dict[str, str]:
+    """Render the abstract and every section; any template error names the template and line."""
+    sources = manuscript.templates()
+    env = make_environment(jinja2.DictLoader(sources))
+    env.globals["figure"] = _figure_global(registry)
+    rendered: dict[str, str] = {}
+    for name in sources:
+        try:
+            rendered[name] = env.get_template(name).render(snapshot)
+        except (jinja2.TemplateError, TypeError, ValueError) as exc:
+            line = _line_of(exc, name)
+            where = f"{name}:{line}" if line else name
+            raise BuildError("compile", f"{where}: {type(exc).__name__}: {exc}") from exc
+    return rendered
+
+
+def pdf_timestamp(snapshot: dict[str, Any]) -> int:
+    """The PDF's fixed timestamp: the commit time, else ``SOURCE_DATE_EPOCH``, else 0."""
+    commit_time = snapshot.get("git", {}).get("commit_time")
+    if isinstance(commit_time, int):
+        return commit_time
+    return int(os.environ.get("SOURCE_DATE_EPOCH", "0") or 0)
+
+
+def _metadata(manuscript: Manuscript, snapshot: dict[str, Any], abstract: str) -> str:
+    data: dict[str, Any] = {
+        "title": manuscript.title,
+        "author": [a.name for a in manuscript.authors],
+        "abstract": abstract.strip(),
+        "lang": "en",
+        "link-citations": True,
+        "version": snapshot.get("project", {}).get("version", ""),
+    }
+    if manuscript.subtitle:
+        data["subtitle"] = manuscript.subtitle
+    date = snapshot.get("git", {}).get("commit_date")
+    if date:
+        data["date"] = date
+    return yaml.safe_dump(data, sort_keys=True, allow_unicode=True)
+
+
+def _pandoc(args: list[str], cwd: Path, report: CompileReport) -> None:
+    command = [pypandoc.get_pandoc_path(), *args]
+    proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False, timeout=600)
+    report.absorb(proc.stderr)
+    if proc.returncode != 0:
+        raise BuildError("compile", f"pandoc exited with {proc.returncode}: {proc.stderr.strip()[-600:]}")
+
+
+def _input_key(
+    config: BuildConfig, manuscript: Manuscript, paper_md: str, metadata: str, registry: dict[str, Any], timestamp: int
+) -> str:
+    fixed = [manuscript.bibliography, manuscript.lua_filter, manuscript.typst_header, manuscript.css]
+    return digest_mapping(
+        {
+            "paper": paper_md,
+            "metadata": metadata,
+            "figures": {e["file"]: e["sha256"] for e in registry["figures"]},
+            "inputs": digest_files(config.root, fixed),
+            "pandoc": str(pypandoc.get_pandoc_version()),
+            "typst": dist_version("typst"),
+            "timestamp": timestamp,
+            "tool": code_digest("compile.py"),
+        }
+    )
+
+
+def _compile(config: BuildConfig, manuscript: Manuscript, staging: Path, timestamp: int) -> CompileReport:
+    report = CompileReport()
+    common = [
+        "paper.md", "--from", "markdown", "--metadata-file", "metadata.yaml", "--number-sections",
+        "--lua-filter", str(manuscript.lua_filter), "--citeproc", "--bibliography", str(manuscript.bibliography),
+        "--resource-path", str(config.out.root),
+    ]  # fmt: skip
+    html_args = ["--to", "html5", "--standalone", "--embed-resources", "--mathml", "-o", "paper.html"]
+    # keywords go to the HTML only: pandoc's Typst template writes them as bare identifiers
+    html_args += [f"--metadata=keywords:{k}" for k in manuscript.keywords]
+    if manuscript.css.is_file():
+        html_args += ["--css", str(manuscript.css)]
+    _pandoc(common + html_args, staging, report)
+    typst_args = ["--to", "typst", "--standalone", "-o", "paper.typ"]
+    if manuscript.typst_header.is_file():
+        typst_args += ["--include-in-header", str(manuscript.typst_header)]
+    _pandoc(common + typst_args, staging, report)
+    if report.unresolved or report.missing_citations:
+        problems = [f"unresolved cross-reference @{r}" for r in report.unresolved]
+        problems += [f"citation {k!r} is not in {config.rel(manuscript.bibliography)}" for k in report.missing_citations]
+        raise BuildError("compile", "; ".join(problems))
+    try:
+        pdf, warnings = typst.compile_with_warnings(
+            str(staging / "paper.typ"),
+            root=str(config.out.root),
+            timestamp=timestamp,
+            ignore_system_fonts=True,
+            pdf_standards=["ua-1"],
+        )
+    except Exception as exc:  # typst raises its own error types; report them as a compile failure
+        raise BuildError("compile", f"typst could not compile paper.typ: {exc}") from exc
+    report.warnings.extend(str(w) for w in warnings)
+    if not isinstance(pdf, bytes):
+        raise BuildError("compile", "typst returned no PDF bytes")
+    (staging / "paper.pdf").write_bytes(pdf)
+    return report
+
+
+def run(config: BuildConfig, *, force: bool = False) -> StageResult:
+    """Render and convert the manuscript; replace ``output/paper/`` only when everything succeeded."""
+    snapshot = load_snapshot(config)
+    registry = load_registry(config)
+    manuscript = load_manuscript(config)
+    rendered = render_manuscript(manuscript, snapshot, registry)
+    abstract = rendered.pop(ABSTRACT)
+    paper_md = "\n\n".join(text.strip() + "\n" for text in rendered.values())
+    metadata = _metadata(manuscript, snapshot, abstract)
+    timestamp = pdf_timestamp(snapshot)
+    key = _input_key(config, manuscript, paper_md, metadata, registry, timestamp)
+    cache = StageCache(config)
+    final = config.out.paper
+    if not force and cache.lookup("compile", key) is not None:
+        return StageResult("compile", skipped=True, summary=config.rel(final))
+    staging = config.out.root / "paper.new"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    (staging / "paper.md").write_text(paper_md, encoding="utf-8")
+    (staging / "metadata.yaml").write_text(metadata, encoding="utf-8")
+    try:
+        report = _compile(config, manuscript, staging, timestamp)
+    except BuildError:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    summary = {
+        "schema": 1,
+        "timestamp": timestamp,
+        "warnings": report.warnings,
+        "unresolved_references": report.unresolved,
+        "missing_citations": report.missing_citations,
+        "outputs": {name: file_sha256(staging / name) for name in ("paper.html", "paper.pdf")},
+    }
+    (staging / "compile_report.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    shutil.rmtree(final, ignore_errors=True)
+    staging.replace(final)
+    cache.store("compile", key, [final / name for name in PAPER_FILES])
+    pages = len(pdf_pages(final / "paper.pdf"))
+    return StageResult("compile", skipped=False, summary=f"paper.html, paper.pdf ({pages} pages)")
+
+
+def pdf_pages(path: Path) -> list[str]:
+    """The text of each page of a PDF (``pdftotext``)."""
+    proc = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BuildError("compile", f"pdftotext failed on {path.name}: {proc.stderr.strip()}")
+    return proc.stdout.split("\f")[:-1] or [proc.stdout]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: run the compile stage alone."""
+    return stage_main("compile", run, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

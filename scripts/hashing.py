@@ -1,0 +1,66 @@
+"""Content hashing: files, trees of files and canonical JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["canonical_json", "digest_files", "digest_mapping", "file_sha256", "iter_files", "sha256_bytes"]
+
+# directories and suffixes that never count as content (caches, bytecode)
+IGNORED_DIRS = frozenset({"__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis", ".ipynb_checkpoints"})
+IGNORED_SUFFIXES = frozenset({".pyc", ".pyo"})
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Return the hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """Return the hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    """Serialise ``value`` as sorted, compact JSON (the form every digest is taken over)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def iter_files(path: Path) -> Iterable[Path]:
+    """Yield ``path`` if it is a file, or every content file beneath it, in sorted order."""
+    if path.is_file():
+        yield path
+        return
+    if not path.is_dir():
+        return
+    for child in sorted(path.rglob("*")):
+        if child.is_file() and child.suffix not in IGNORED_SUFFIXES and not IGNORED_DIRS.intersection(child.parts):
+            yield child
+
+
+def digest_files(root: Path, paths: Iterable[Path]) -> str:
+    """Digest the relative names and bytes of every file under ``paths`` (missing paths count as absent)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        found = False
+        for file in iter_files(path):
+            found = True
+            rel = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.as_posix()
+            digest.update(f"{rel}\0{file_sha256(file)}\n".encode())
+        if not found:
+            rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
+            digest.update(f"{rel}\0absent\n".encode())
+    return digest.hexdigest()
+
+
+def digest_mapping(parts: Mapping[str, Any]) -> str:
+    """Digest a mapping of named key parts (canonical JSON)."""
+    return sha256_bytes(canonical_json(dict(parts)).encode())

@@ -1,0 +1,204 @@
+"""Stage 4, figures: render every figure module to ``output/figures/<id>.png`` plus a registry.
+
+A figure reruns only when its module, the figure framework (``figures/__init__.py``,
+``figures/style.py``), matplotlib, or one of its *declared* inputs changed; the registry
+``output/figures/registry.json`` lists each figure's texts, evidence class, size and SHA-256.
+
+Run alone: ``python scripts/render_figures.py [--root DIR] [--force]``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a file: import from the repository root
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
+import jinja2
+
+import figures as framework
+from colony.errors import ValidationError
+from figures import FigureContext, FigureSpec
+from figures.style import figure_style, png_bytes
+from scripts.buildconfig import BuildConfig
+from scripts.cache import StageCache, code_digest, write_if_changed
+from scripts.errors import BuildError
+from scripts.hashing import digest_files, digest_mapping, file_sha256
+from scripts.stage import StageResult, stage_main
+from scripts.templating import make_environment, resolve_path, template_variables
+from scripts.variables import load_snapshot
+
+__all__ = ["LoadedFigure", "discover", "load_registry", "run"]
+
+SKIP_MODULES = frozenset({"__init__.py", "style.py"})
+FRAMEWORK_DIR = Path(framework.__file__).resolve().parent
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedFigure:
+    """A figure module and its spec."""
+
+    path: Path
+    spec: FigureSpec
+
+
+def _load_module(path: Path) -> Any:
+    name = f"_colony_figure_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise BuildError("figures", f"cannot load {path.name}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except ValidationError as exc:
+        raise BuildError("figures", f"{path.name}: invalid FigureSpec: {exc}") from exc
+    except Exception as exc:  # a broken figure module must stop the build with its name
+        raise BuildError("figures", f"{path.name}: import failed: {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def discover(config: BuildConfig) -> list[LoadedFigure]:
+    """Every ``FIGURE`` defined by a module in the figures directory, in file-name order."""
+    found: list[LoadedFigure] = []
+    seen: dict[str, Path] = {}
+    for path in sorted(config.figures.glob("*.py")):
+        if path.name in SKIP_MODULES or path.name.startswith("_"):
+            continue
+        spec = getattr(_load_module(path), "FIGURE", None)
+        if spec is None:
+            continue
+        if not isinstance(spec, FigureSpec):
+            raise BuildError("figures", f"{path.name}: FIGURE is a {type(spec).__name__}, not a FigureSpec")
+        if spec.id in seen:
+            raise BuildError("figures", f"figure id {spec.id!r} is defined by both {seen[spec.id].name} and {path.name}")
+        seen[spec.id] = path
+        found.append(LoadedFigure(path, spec))
+    return found
+
+
+def _figure_key(config: BuildConfig, figure: LoadedFigure, snapshot: dict[str, Any]) -> str:
+    spec = figure.spec
+    values: dict[str, Any] = {}
+    for path in spec.variable_inputs:
+        try:
+            values[path] = resolve_path(snapshot, path)
+        except KeyError as exc:
+            raise BuildError(
+                "figures", f"{figure.path.name}: declared input {path!r} is not in the snapshot (no {exc.args[0]})"
+            ) from exc
+    files = {}
+    for rel in spec.file_inputs:
+        artefact = config.out.root / rel
+        if not artefact.is_file():
+            raise BuildError(
+                "figures", f"{figure.path.name}: declared artefact {rel!r} does not exist under {config.output_dir}/"
+            )
+        files[rel] = file_sha256(artefact)
+    return digest_mapping(
+        {
+            "module": file_sha256(figure.path),
+            "framework": digest_files(FRAMEWORK_DIR, [FRAMEWORK_DIR / "__init__.py", FRAMEWORK_DIR / "style.py"]),
+            "tool": code_digest("render_figures.py"),
+            "matplotlib": metadata.version("matplotlib"),
+            "values": values,
+            "files": files,
+            "size": list(spec.size),
+        }
+    )
+
+
+def _render_text(env: jinja2.Environment, figure: LoadedFigure, name: str, snapshot: dict[str, Any]) -> str:
+    try:
+        return env.from_string(getattr(figure.spec, name)).render(snapshot).strip()
+    except jinja2.TemplateError as exc:
+        raise BuildError("figures", f"{figure.path.name}: {name}: {type(exc).__name__}: {exc}") from exc
+
+
+def _draw(config: BuildConfig, figure: LoadedFigure, snapshot: dict[str, Any]) -> bytes:
+    ctx = FigureContext(figure.spec, snapshot, config.out.root)
+    with figure_style():
+        try:
+            drawn = figure.spec.plot(ctx)
+        except ValidationError as exc:
+            raise BuildError("figures", f"{figure.path.name}: {exc}") from exc
+        except Exception as exc:  # a failing plot must stop the build with the figure's name
+            raise BuildError("figures", f"{figure.path.name}: plot failed: {type(exc).__name__}: {exc}") from exc
+        if drawn is None or not hasattr(drawn, "savefig"):
+            raise BuildError("figures", f"{figure.path.name}: plot must return a matplotlib Figure")
+        drawn.set_size_inches(*figure.spec.size)
+        return png_bytes(drawn)
+
+
+def run(config: BuildConfig, *, force: bool = False) -> StageResult:
+    """Render changed figures, drop PNGs of removed figures, rewrite the registry if it changed."""
+    snapshot = load_snapshot(config)
+    figures = discover(config)
+    cache = StageCache(config)
+    env = make_environment()
+    out_dir = config.out.figures
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rendered: list[str] = []
+    entries: list[dict[str, Any]] = []
+    for figure in figures:
+        spec = figure.spec
+        png = out_dir / f"{spec.id}.png"
+        key = _figure_key(config, figure, snapshot)
+        texts = {name: _render_text(env, figure, name, snapshot) for name in ("caption", "alt", "description")}
+        if force or cache.lookup(f"figure-{spec.id}", key) is None:
+            png.write_bytes(_draw(config, figure, snapshot))
+            cache.store(f"figure-{spec.id}", key, [png])
+            rendered.append(spec.id)
+        entries.append(
+            {
+                "id": spec.id,
+                "label": f"fig:{spec.id}",
+                "file": f"figures/{png.name}",
+                "module": config.rel(figure.path),
+                **texts,
+                "evidence_class": spec.evidence_class,
+                "inputs": list(spec.inputs),
+                "text_variables": sorted(set().union(*(template_variables(env, getattr(spec, n)) for n in texts))),
+                "width": spec.width,
+                "bytes": png.stat().st_size,
+                "sha256": file_sha256(png),
+            }
+        )
+    keep = {f"{e['id']}.png" for e in entries}
+    removed = [p for p in out_dir.glob("*.png") if p.name not in keep]
+    for stale in removed:
+        stale.unlink()
+    registry = {"schema": 1, "count": len(entries), "figures": entries}
+    changed = write_if_changed(
+        config.out.figure_registry, json.dumps(registry, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    )
+    skipped = not rendered and not removed and not changed
+    summary = f"{len(entries)} figures, {len(rendered)} rendered" + (f" ({', '.join(rendered)})" if rendered else "")
+    return StageResult("figures", skipped=skipped, summary=summary)
+
+
+def load_registry(config: BuildConfig) -> dict[str, Any]:
+    """Read the figure registry (fails closed when absent)."""
+    path = config.out.figure_registry
+    if not path.is_file():
+        raise BuildError("figures", f"no figure registry at {config.rel(path)}: run the figures stage first")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("figures"), list):
+        raise BuildError("figures", f"{config.rel(path)} is malformed")
+    return data
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: run the figures stage alone."""
+    return stage_main("figures", run, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""What every stage returns, and the small command line each stage module shares."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.buildconfig import BuildConfig
+from scripts.errors import BuildError
+from scripts.status import mark_failed
+
+__all__ = ["StageResult", "StageRunner", "format_result", "stage_main"]
+
+
+@dataclass(frozen=True, slots=True)
+class StageResult:
+    """The outcome of one stage run: ``skipped`` when its inputs were unchanged."""
+
+    name: str
+    skipped: bool
+    summary: str = ""
+    duration: float = 0.0
+    reason: str = "cached"
+
+
+StageRunner = Callable[..., StageResult]
+
+
+def format_result(result: StageResult) -> str:
+    """One progress line: ``skipped (cached)`` or the duration, then the summary."""
+    state = f"skipped ({result.reason})" if result.skipped else f"done in {result.duration:.1f} s"
+    return f"{state}{' - ' + result.summary if result.summary else ''}"
+
+
+def stage_main(name: str, run: StageRunner, argv: Sequence[str] | None = None) -> int:
+    """Run one stage from the command line: ``--root DIR`` and ``--force``; exit 1 on failure."""
+    parser = argparse.ArgumentParser(prog=f"scripts/{name}.py", description=f"Run the {name} stage alone.")
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current directory)")
+    parser.add_argument("--force", action="store_true", help="ignore the stage cache")
+    args = parser.parse_args(argv)
+    config = BuildConfig.load(args.root)
+    print(f"{name} ...", flush=True)
+    started = time.perf_counter()
+    try:
+        result = run(config, force=args.force)
+    except BuildError as exc:
+        mark_failed(config, exc.stage, exc.reason)
+        print(f"FAILED {exc.stage}: {exc.reason}", file=sys.stderr)
+        for line in exc.details:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    result = StageResult(result.name, result.skipped, result.summary, time.perf_counter() - started, result.reason)
+    print(f"{name}: {format_result(result)}", flush=True)
+    return 0

@@ -1,0 +1,181 @@
+"""The jinja2 environment of the manuscript: pandoc-safe delimiters, strict undefineds, number filters.
+
+Delimiters: ``<< expr >>`` for values, ``<% block %>`` for logic, ``<# comment #>``, so pandoc's
+``{#fig:x}`` labels pass through untouched. Any undefined name or attribute fails the render.
+
+>>> env = make_environment()
+>>> env.from_string("![x](a.png){#fig:a} << v | fmt3 >>").render(v=0.5)
+'![x](a.png){#fig:a} 0.500'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import jinja2
+from jinja2 import nodes
+from jinja2.meta import find_undeclared_variables
+
+__all__ = ["FILTERS", "GLOBAL_NAMES", "make_environment", "template_variables", "resolve_path"]
+
+GLOBAL_NAMES = frozenset({"figure"})
+HEX = re.compile(r"^[0-9a-f]+$")
+
+
+def _number(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise TypeError(f"filter {name} needs a finite number, got {value!r}")
+    return float(value)
+
+
+def fmt3(value: Any) -> str:
+    """Three decimals: ``0.875`` -> ``"0.875"``."""
+    return f"{_number(value, 'fmt3'):.3f}"
+
+
+def fixed(value: Any, digits: int = 2) -> str:
+    """Fixed decimals: ``fixed(0.5, 1)`` -> ``"0.5"``."""
+    return f"{_number(value, 'fixed'):.{digits}f}"
+
+
+def num(value: Any) -> str:
+    """The shortest exact text of a number: ints as ints, floats as their repr (``0.75``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"filter num needs a number, got {value!r}")
+    return str(value) if isinstance(value, int) else repr(_number(value, "num"))
+
+
+def pct(value: Any, digits: int = 1) -> str:
+    """A fraction as a percentage: ``0.875`` -> ``"87.5%"``."""
+    return f"{100.0 * _number(value, 'pct'):.{digits}f}%"
+
+
+def percent(value: Any, digits: int = 1) -> str:
+    """A value already in percent: ``83.33`` -> ``"83.3%"``."""
+    return f"{_number(value, 'percent'):.{digits}f}%"
+
+
+def signed(value: Any, digits: int = 2) -> str:
+    """A signed delta: ``0.04`` -> ``"+0.04"``."""
+    return f"{_number(value, 'signed'):+.{digits}f}"
+
+
+def count(value: Any) -> str:
+    """An integer count with thousands separators: ``1200`` -> ``"1,200"``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"filter count needs an integer, got {value!r}")
+    return f"{value:,}"
+
+
+def digest(value: Any, length: int = 12) -> str:
+    """A hex digest shortened for prose: the first ``length`` characters."""
+    if not isinstance(value, str) or not HEX.match(value):
+        raise TypeError(f"filter digest needs a hex string, got {value!r}")
+    return value[:length]
+
+
+def yesno(value: Any) -> str:
+    """``True`` -> ``"yes"``, ``False`` -> ``"no"``."""
+    if not isinstance(value, bool):
+        raise TypeError(f"filter yesno needs a boolean, got {value!r}")
+    return "yes" if value else "no"
+
+
+FILTERS: dict[str, Callable[..., str]] = {
+    "fmt3": fmt3,
+    "fixed": fixed,
+    "num": num,
+    "pct": pct,
+    "percent": percent,
+    "signed": signed,
+    "count": count,
+    "digest": digest,
+    "yesno": yesno,
+}
+
+
+def make_environment(loader: jinja2.BaseLoader | None = None) -> jinja2.Environment:
+    """Return the manuscript's environment (custom delimiters, StrictUndefined, the filters above)."""
+    env = jinja2.Environment(
+        loader=loader,
+        variable_start_string="<<",
+        variable_end_string=">>",
+        block_start_string="<%",
+        block_end_string="%>",
+        comment_start_string="<#",
+        comment_end_string="#>",
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(FILTERS)
+    return env
+
+
+def _chain(node: nodes.Node) -> list[str] | None:
+    """``a.b['c'].d`` -> ``["a", "b", "c", "d"]``; None when the chain has a computed part."""
+    parts: list[str] = []
+    while True:
+        if isinstance(node, nodes.Getattr):
+            parts.append(node.attr)
+            node = node.node
+        elif isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const):
+            parts.append(str(node.arg.value))
+            node = node.node
+        elif isinstance(node, nodes.Name):
+            parts.append(node.name)
+            return parts[::-1]
+        else:
+            return None
+
+
+def _walk(node: nodes.Node, external: frozenset[str]) -> Iterator[str]:
+    if isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr):
+        # a method call such as ``mapping.items()``: the variable is the object, not the method
+        yield from _walk(node.node.node, external)
+        for child in (*node.args, *node.kwargs):
+            yield from _walk(child, external)
+        return
+    if isinstance(node, nodes.Getattr | nodes.Getitem | nodes.Name):
+        chain = _chain(node)
+        if chain is not None and chain[0] in external:
+            yield ".".join(chain)
+            return
+    for child in node.iter_child_nodes():
+        yield from _walk(child, external)
+
+
+def template_variables(env: jinja2.Environment, source: str) -> set[str]:
+    """Return the dotted snapshot paths a template reads (``policy.gate.execute_threshold``).
+
+    Names bound inside the template (loop variables, ``set``) and the globals in
+    :data:`GLOBAL_NAMES` are not snapshot variables and are left out.
+    """
+    tree = env.parse(source)
+    external = frozenset(find_undeclared_variables(tree) - GLOBAL_NAMES)
+    return set(_walk(tree, external))
+
+
+_MISSING = object()
+
+
+def resolve_path(snapshot: Mapping[str, Any], path: str) -> Any:
+    """Return the value at a dotted path, or raise KeyError naming the first missing part."""
+    value: Any = snapshot
+    walked: list[str] = []
+    for part in path.split("."):
+        walked.append(part)
+        if isinstance(value, Mapping):
+            value = value.get(part, _MISSING)
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            value = _MISSING
+        if value is _MISSING:
+            raise KeyError(".".join(walked))
+    return value
