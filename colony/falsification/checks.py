@@ -73,11 +73,10 @@ class CheckContext:
 class PatternGroup:
     """Patterns over case-folded text, each with the words any of its matches must contain."""
 
-    __slots__ = ("_entries", "any_word", "sources")
+    __slots__ = ("_entries", "any_word")
 
     def __init__(self, *patterns: tuple[str, str]) -> None:
         """``patterns``: pairs of (lower-case regular expression, its trigger words separated by spaces)."""
-        self.sources = tuple(source for source, _ in patterns)
         self._entries = tuple(
             (source, re.compile(source), frozenset(w.encode("ascii") for w in words.split())) for source, words in patterns
         )

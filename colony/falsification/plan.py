@@ -24,17 +24,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PlanView", "plan_from_proposal", "plan_summary", "split_dependencies", "text_of", "words_of"]
 
-# Proposal fields that evidence keys may never override when a proposal becomes a plan.
-PROPOSAL_FIELDS: Final = (
-    "agent_id",
-    "agent_type",
-    "action_type",
-    "target",
-    "rationale",
-    "expected_outcome",
-    "rollback_plan",
-    "budget_estimate",
-)
 # Any of these, non-blank, names who maintains what a plan creates.
 MAINTENANCE_KEYS: Final = ("maintenance_plan", "owner", "ownership", "deprecation_plan", "runbook")
 _MAINTENANCE_SET: Final = frozenset(MAINTENANCE_KEYS)
