@@ -1,0 +1,194 @@
+"""The colony MCP server on the official SDK, and the ``colony mcp`` command.
+
+``build_server()`` returns an ``MCPServer`` with the eight colony tools (plus the attested
+lifecycle when attestation is on) over one :class:`~colony.mcp.toolset.ColonyTools`.
+``main(argv)`` serves it over stdio (default) or Streamable HTTP::
+
+    python -m colony.server                       # stdio
+    python -m colony.server --http --port 8765    # http://127.0.0.1:8765/mcp, bearer token required
+    python -m colony.server --state colony.sqlite --attestation optional --config ./policy-dir
+
+Over HTTP every request needs ``Authorization: Bearer <token>``: the token comes from
+``COLONY_MCP_TOKEN`` or is generated and printed once to stderr at start-up. Host and
+Origin headers are checked against loopback names; binding a non-loopback address needs
+``--allow-remote``.
+
+>>> import anyio
+>>> from mcp import Client
+>>> async def names():
+...     async with Client(build_server()) as client:
+...         return [t.name for t in (await client.list_tools()).tools]
+>>> anyio.run(names)[:2]
+['colony_propose_action', 'colony_record_outcome']
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError as PydanticValidationError
+
+from colony import __version__
+from colony.config import load_policy
+from colony.errors import ColonyError
+from colony.kernel import ATTESTATION_MODES, ColonyKernelConfig
+from colony.mcp import http
+from colony.mcp.registry import error_result, register_tools
+from colony.mcp.toolset import INTERNAL_ERROR, ColonyTools
+
+__all__ = ["ColonyMCPServer", "build_parser", "build_server", "main"]
+
+log = logging.getLogger("colony.mcp")
+
+INSTRUCTIONS = (
+    "colony is a consequence-aware control plane. Before acting on code, call colony_propose_action and follow "
+    "its verdict (EXECUTE, HOLD or REFUSE); after acting, report with colony_record_outcome, passing the "
+    "proposal_id you were given. Reported outcomes build trust; failures raise pressure at the target."
+)
+DEFAULT_PORT = 8765
+
+
+def _argument_message(tool: str, exc: PydanticValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        field = ".".join(str(p) for p in err["loc"]) or "arguments"
+        parts.append(f"{field}: {err['msg']}")
+    return f"invalid arguments for {tool}: " + "; ".join(parts)
+
+
+class ColonyMCPServer(MCPServer):
+    """An ``MCPServer`` whose failed tool calls always carry ``{"error": message}``.
+
+    The SDK reports argument validation failures and unknown tools as a text-only error;
+    here they become the same structured error result the tools return, with a message
+    naming the offending argument. An unexpected exception is logged; the client only
+    learns that an internal error happened.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            log.exception("MCP tool %s failed", name)
+            return error_result(INTERNAL_ERROR)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, PydanticValidationError):
+                return error_result(_argument_message(name, cause))
+            return error_result(str(exc))
+
+
+def build_server(
+    tools: ColonyTools | None = None,
+    *,
+    auth_token: str | None = None,
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+) -> ColonyMCPServer:
+    """The colony MCP server over ``tools`` (default: a fresh in-memory toolset).
+
+    With ``auth_token`` every HTTP request must carry it as a bearer token (``host`` and
+    ``port`` name the server in its auth metadata); stdio and in-memory use need none.
+    """
+    tools = tools if tools is not None else ColonyTools()
+    auth: dict[str, Any] = {}
+    if auth_token is not None:
+        auth = {"token_verifier": http.StaticTokenVerifier(auth_token), "auth": http.auth_settings(host, port)}
+    server = ColonyMCPServer("colony", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING", **auth)
+    register_tools(server, tools)
+    return server
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Arguments of ``colony mcp`` (also ``python -m colony.server``)."""
+    p = argparse.ArgumentParser(prog="colony mcp", description="Serve the colony tools over MCP (stdio by default).")
+    p.add_argument("--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback address")
+    p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN", help="extra Origin to accept (repeatable)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="HOST", help="extra Host header to accept (repeatable)")
+    p.add_argument("--state", type=Path, help="SQLite state file: the colony survives restarts")
+    p.add_argument("--config", type=Path, help="directory holding a policy.yaml")
+    p.add_argument("--repo-root", type=Path, help="the only tree repository-aware checks may read")
+    p.add_argument("--attestation", choices=ATTESTATION_MODES, default="disabled", help="attested lifecycle mode")
+    return p
+
+
+def _tools_from(args: argparse.Namespace) -> ColonyTools:
+    policy = load_policy(args.config) if args.config is not None else None
+    config = ColonyKernelConfig(
+        state_path=args.state,
+        policy=policy,
+        config_dir=args.config,
+        repo_root=args.repo_root,
+        attestation_mode=args.attestation,
+    )
+    tools = ColonyTools(config)
+    if args.state is not None:
+        tools.kernel  # noqa: B018 - open the state file now, so a bad path fails at start-up
+    return tools
+
+
+def _serve_http(tools: ColonyTools, args: argparse.Namespace) -> None:
+    import uvicorn
+
+    http.check_bind_host(args.host, allow_remote=args.allow_remote)
+    token, generated = http.resolve_token()
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # IPPROTO_TCP: asyncio then sets TCP_NODELAY
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as exc:
+        sock.close()
+        raise ColonyError(f"cannot bind {args.host}:{args.port}: {exc.strerror or exc}") from exc
+    port = sock.getsockname()[1]
+    server = build_server(tools, auth_token=token, host=args.host, port=port)
+    security = http.transport_security(args.host, extra_hosts=tuple(args.allowed_host), extra_origins=tuple(args.allowed_origin))
+    app = server.streamable_http_app(transport_security=security, host=args.host)
+    url_host = f"[{args.host}]" if ":" in args.host else args.host
+    if generated:
+        print(f"colony mcp: bearer token (shown once): {token}", file=sys.stderr)
+    print(f"colony mcp: serving Streamable HTTP at http://{url_host}:{port}/mcp", file=sys.stderr, flush=True)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``colony mcp``; returns the exit code (2 for bad arguments or configuration)."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        tools = _tools_from(args)
+    except ColonyError as exc:
+        print(f"colony mcp: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.http:
+            _serve_http(tools, args)
+        else:
+            build_server(tools).run()
+    except ColonyError as exc:
+        print(f"colony mcp: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        pass
+    finally:
+        tools.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
