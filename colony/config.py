@@ -268,7 +268,7 @@ def _build(cls: type, data: Any, key: str, path: str) -> Any:
 
 
 def _coerce(hint: Any, value: Any, key: str, path: str) -> Any:
-    if is_dataclass(hint):
+    if isinstance(hint, type) and is_dataclass(hint):
         return _build(hint, value, key, path)
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -449,10 +449,10 @@ def load_policy(directory: str | os.PathLike[str] | None = None) -> Policy:
 
 
 @lru_cache(maxsize=8)
-def _cached(path: str) -> Policy:
-    return load_policy(Path(path).parent)
+def _cached(override: str) -> Policy:
+    return load_policy(override or None)
 
 
 def default_policy() -> Policy:
-    """Return the policy in force (cached per file path)."""
-    return _cached(str(policy_path()))
+    """Return the policy in force: ``$COLONY_CONFIG``'s or the packaged one (cached per directory)."""
+    return _cached(os.environ.get(ENV_VAR, "").strip())

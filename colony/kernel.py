@@ -65,6 +65,8 @@ class ColonyKernelConfig:
         config_dir: directory with a ``policy.yaml`` (None: ``$COLONY_CONFIG`` or the packaged policy).
         policy: an already-loaded policy (wins over ``config_dir``).
         repo_root: the only tree repository-aware checks and pruning may read or move files in.
+        repo_checks_on_propose: also run the repository-aware import-cycle check on every proposal
+            (a directory walk per proposal; by default only :meth:`ColonyKernel.falsify_plan` uses it).
         attestation_mode: ``"disabled"``, ``"optional"`` or ``"required"``.
         attestation_key: HMAC key (≥ 16 bytes) or, with ``attestation_algorithm="ed25519"``, a
             32-byte private key; None reads ``COLONY_ATTESTATION_KEY`` / ``COLONY_ATTESTATION_ED25519_KEY``.
@@ -76,6 +78,7 @@ class ColonyKernelConfig:
     config_dir: str | Path | None = None
     policy: Policy | None = None
     repo_root: str | Path | None = None
+    repo_checks_on_propose: bool = False
     attestation_mode: str = "disabled"
     attestation_key: bytes | str | None = field(default=None, repr=False)
     attestation_algorithm: str = "hmac"
@@ -123,7 +126,12 @@ class ColonyKernel:
             resource_ledger=self.resource_ledger,
             recent_failures=self.consequence_memory.recent_failures,
         )
-        self.falsification_worker = FalsificationWorker(p, repo_root=config.repo_root)
+        self.repo_falsification_worker = FalsificationWorker(p, repo_root=config.repo_root)
+        self.falsification_worker = (
+            self.repo_falsification_worker
+            if config.repo_checks_on_propose or config.repo_root is None
+            else FalsificationWorker(p)
+        )
         self.pruning_daemon = PruningDaemon(p, pheromone_store=self.pheromones, repo_root=config.repo_root, clock=self._clock)
         self._decay_default = {st: DecayRate(getattr(p.pheromone.signal_defaults, st.value)) for st in SignalType}
         self._restore()
@@ -398,6 +406,15 @@ class ColonyKernel:
             return None
         with self._lock:
             return self.attestation.status(run_id or self.run_id)
+
+    def falsify_plan(self, plan: Any) -> dict[str, Any]:
+        """Run the falsification checks on a plan without depositing anything.
+
+        Repository-aware checks run inside the configured ``repo_root`` only. Returns the
+        findings, verdict, ``severity_score`` (the maximum finding weight), ``mean_severity``
+        and a recommendation.
+        """
+        return self.repo_falsification_worker.falsify(plan)
 
     # -------------------------------------------------------------- profiles
     def agent_profile(self, agent_id: str) -> AgentTrustProfile:

@@ -170,6 +170,8 @@ def check_json_value(name: str, value: Any, _depth: int = 0) -> None:
 
 
 def _enum(name: str, cls: type[StrEnum], value: Any) -> Any:
+    if type(value) is cls:
+        return value
     try:
         return cls(value)
     except ValueError:
@@ -256,7 +258,7 @@ class ResourceCost(_Record):
     security_exposure: float = 0.0
 
     def __post_init__(self) -> None:
-        calls = self.llm_calls
+        calls: Any = self.llm_calls
         if isinstance(calls, bool) or not isinstance(calls, int):
             if isinstance(calls, float) and math.isfinite(calls) and calls.is_integer():
                 object.__setattr__(self, "llm_calls", int(calls))
