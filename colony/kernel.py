@@ -23,6 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from colony.actuation_gate import ActuationGate
+from colony.attestation import (
+    AttestationLedger,
+    AttestedLifecycle,
+    LedgerEvent,
+    LedgerValidationResult,
+    Signer,
+    signer_from_config,
+    signer_from_env,
+)
 from colony.config import Policy, default_policy, load_policy
 from colony.consequence_memory import ConsequenceMemory, parse_feedback
 from colony.errors import AttestationError, ValidationError
@@ -162,18 +171,20 @@ class ColonyKernel:
                 self.db.set_meta("run_id", run_id)
         return run_id
 
-    def _init_attestation(self) -> Any:
+    def _init_attestation(self) -> AttestedLifecycle | None:
         if self.config.attestation_mode == "disabled":
             return None
-        from colony.attestation.kernel_link import open_lifecycle
-
-        return open_lifecycle(
-            self.db,
-            run_id=self.run_id,
-            key=self.config.attestation_key,
-            algorithm=self.config.attestation_algorithm,
-            clock=self._clock,
-        )
+        key = self.config.attestation_key
+        signer: Signer | None
+        if key is not None:
+            if self.config.attestation_algorithm == "ed25519":
+                signer = signer_from_config(ed25519_private_key=key, key_id="kernel")
+            else:
+                signer = signer_from_config(hmac_key=key, key_id="kernel")
+        else:
+            signer = signer_from_env()
+        ledger = AttestationLedger(self.db.conn, signer=signer, clock=self._clock, lock=self._lock)
+        return AttestedLifecycle(ledger, run_id=self.run_id)
 
     @contextmanager
     def _atomic(self) -> Iterator[None]:
@@ -198,17 +209,21 @@ class ColonyKernel:
         self.close()
 
     # --------------------------------------------------------------- propose
-    def propose_action(self, proposal: ActionProposal) -> GateResult:
+    def propose_action(self, proposal: ActionProposal, *, supersedes: str | None = None) -> GateResult:
         """Falsify → budget pre-check → trust/role refresh → gate; deposits land after the verdict.
 
         Returns a GateResult for EXECUTE, HOLD and REFUSE alike. Does not consume budget.
+        With attestation on, the proposal and its verdict are appended to the ledger; a
+        re-proposal after HOLD is a new proposal id that names the old one in ``supersedes``.
         """
         if not isinstance(proposal, ActionProposal):
             raise ValidationError("proposal", f"must be an ActionProposal, got {type(proposal).__name__}", value=proposal)
         findings = self.falsification_worker.analyze(proposal)
+        if supersedes is not None and self.attestation is None:
+            raise ValidationError("supersedes", "links proposals in the attestation ledger, which is disabled", value=supersedes)
         with self._atomic():
             if self.attestation is not None:
-                self.attestation.check_can_propose(proposal.proposal_id)
+                self.attestation.check_can_propose(proposal.to_dict(), supersedes=supersedes)
             budget_ok = self.resource_ledger.can_afford(proposal.budget_estimate)[0]
             memory = self.consequence_memory
             profile = memory.get_profile(proposal.agent_id)
@@ -219,9 +234,8 @@ class ColonyKernel:
                 proposal, profile, findings, budget_ok, recent_failures=memory.recent_failures(proposal.agent_id)
             )
             if self.attestation is not None:
-                self.attestation.record_proposal_and_verdict(
-                    proposal.to_dict(), result.decision.value, result.to_dict(), proposal.agent_id
-                )
+                event = self.attestation.record_proposal(proposal.to_dict(), proposal.agent_id, supersedes=supersedes)
+                self.attestation.record_verdict(event, result.decision.value, result.to_dict(), "kernel")
             self._proposal_deposits(proposal, profile, findings, result)
         return result
 
@@ -361,18 +375,18 @@ class ColonyKernel:
         return record
 
     # ----------------------------------------------------------- attestation
-    def _require_attestation(self) -> Any:
+    def _require_attestation(self) -> AttestedLifecycle:
         if self.attestation is None:
             raise AttestationError("attestation is disabled for this kernel", status=None)
         return self.attestation
 
-    def authorize_execution(self, proposal_id: str, actor_id: str) -> Any:
+    def authorize_execution(self, proposal_id: str, actor_id: str) -> LedgerEvent:
         """Authorize an attested EXECUTE verdict (at most once); returns the ledger event."""
         att = self._require_attestation()
         with self._atomic():
             return att.authorize(proposal_id, actor_id)
 
-    def record_execution_receipt(self, proposal_id: str, receipt: dict[str, Any], actor_id: str = "executor") -> Any:
+    def record_execution_receipt(self, proposal_id: str, receipt: dict[str, Any], actor_id: str = "executor") -> LedgerEvent:
         """Link a caller's execution receipt to the proposal's authorization; returns the ledger event."""
         att = self._require_attestation()
         if not isinstance(receipt, dict):
@@ -400,7 +414,7 @@ class ColonyKernel:
             )
             return record
 
-    def attestation_status(self, run_id: str | None = None) -> Any:
+    def attestation_status(self, run_id: str | None = None) -> LedgerValidationResult | None:
         """Validate the kernel's (or a named) attestation run; None when attestation is disabled."""
         if self.attestation is None:
             return None
@@ -439,7 +453,7 @@ class ColonyKernel:
             self.consequence_memory.save_profile(profile, calibrated=True)
             if self.attestation is not None:
                 self.attestation.record_calibration(
-                    agent_id, {"trust_score": trust, "total_proposals": total_proposals, "role": profile.role.value}
+                    agent_id, {"trust_score": trust, "total_proposals": total_proposals, "role": profile.role.value}, "kernel"
                 )
             return self.consequence_memory.get_profile(agent_id)
 
