@@ -1,0 +1,309 @@
+"""Paired-locality replay: the paper's central fixture, run twice through the integrated kernel.
+
+A calibrated trust-``agent_trust`` agent proposes a complete, tested change at a clear
+target (EXECUTE); a second agent reports a failed outcome there; the same target
+tightens (HOLD) while an unrelated target is unchanged; after ``recovery_ticks`` ticks
+of passive decay the target is back where it started. Every evaluation goes through
+:meth:`ColonyKernel.propose_action` with fixed proposal ids and an injected clock, so
+the record carries no randomness and no wall time.
+
+>>> record = run_paired_locality_replay(agent_trust=0.5, recovery_ticks=20)
+>>> first = record["runs"]["first"]["results"]
+>>> first["before_failure"]["gate_score"], first["after_failure_same_target"]["decision"]
+(0.875, 'hold')
+>>> all(record["assertions"].values()), record["recovery_tick"]
+(True, 10)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from dataclasses import astuple
+from pathlib import Path
+from typing import Any
+
+from colony.config import Policy, default_policy
+from colony.errors import ValidationError
+from colony.kernel import ColonyKernel, ColonyKernelConfig
+from colony.models import ActionProposal, AgentRole, GateResult, SignalType
+
+__all__ = [
+    "DEFAULT_AGENT_TRUST",
+    "DEFAULT_RECOVERY_TICKS",
+    "REPLAY_SCHEMA_VERSION",
+    "SAME_TARGET",
+    "UNRELATED_TARGET",
+    "canonical_json",
+    "run_paired_locality_replay",
+    "sha256_hex",
+    "write_json_artifact",
+    "write_replay_artifact",
+]
+
+REPLAY_SCHEMA_VERSION = "1.0"
+DEFAULT_AGENT_TRUST = 0.5
+DEFAULT_RECOVERY_TICKS = 20
+SAME_TARGET = "colony.manuscript.paired_target"
+UNRELATED_TARGET = "colony.manuscript.unrelated_target"
+REVIEWER = "replay-independent-reviewer"
+REPORTER = "replay-outcome-reporter"
+_EPOCH = 0.0  # the injected clock's only reading: no wall time reaches the record
+_DIGITS = 12  # rounding of every float in a run (what "semantic" equality compares)
+_RESULT_KEYS = ("before_failure", "after_failure_same_target", "after_failure_unrelated_target", "after_recovery")
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON text: sorted keys, compact separators, no NaN/inf, UTF-8 kept as is.
+
+    >>> canonical_json({"b": 1, "a": [1.5, None]})
+    '{"a":[1.5,null],"b":1}'
+    """
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError("record", f"is not canonical JSON: {exc}") from None
+
+
+def sha256_hex(text: str | bytes) -> str:
+    """SHA-256 hex digest of text (UTF-8) or bytes."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+def _fixed_clock() -> float:
+    return _EPOCH
+
+
+def _proposal(proposal_id: str, agent_id: str, target: str, rationale: str, expected: str) -> ActionProposal:
+    """A complete, tested proposal: no falsification finding changes its score."""
+    return ActionProposal(
+        agent_id=agent_id,
+        agent_type="dispatcher",
+        action_type="patch_file",
+        target=target,
+        rationale=rationale,
+        expected_outcome=expected,
+        rollback_plan="revert the bounded paired-locality fixture change",
+        evidence={
+            "fixture": "paired-locality",
+            "tests": ["tests/test_replay.py::test_paired_locality_defaults"],
+            "metrics": ["gate decision latency < 200 ms"],
+        },
+        proposal_id=proposal_id,
+        created_at=_EPOCH,
+    )
+
+
+def _same(step: str) -> ActionProposal:
+    return _proposal(
+        f"replay-same-target-{step}",
+        REVIEWER,
+        SAME_TARGET,
+        "Apply a bounded correction with a verified rollback path.",
+        "targeted tests pass",
+    )
+
+
+def _payload(result: GateResult) -> dict[str, Any]:
+    return {
+        "decision": result.decision.value,
+        "gate_score": round(result.gate_score, _DIGITS),
+        "budget_approved": bool(result.budget_approved),
+        "falsification_severity": round(result.falsification_severity, _DIGITS),
+        "required_evidence": list(result.required_evidence),
+        "reason": result.reason,
+    }
+
+
+def _pressure(kernel: ColonyKernel, target: str) -> dict[str, float]:
+    store = kernel.pheromones
+    return {
+        "risk": round(store.sense(target, SignalType.RISK), _DIGITS),
+        "failure": round(store.sense(target, SignalType.FAILURE), _DIGITS),
+    }
+
+
+def _profile(kernel: ColonyKernel, agent_id: str) -> dict[str, Any]:
+    p = kernel.agent_profile(agent_id)
+    return {
+        "agent_id": p.agent_id,
+        "trust_score": round(p.trust_score, _DIGITS),
+        "role": p.role.value,
+        "total_proposals": p.total_proposals,
+    }
+
+
+def _run_once(agent_trust: float, recovery_ticks: int, policy: Policy) -> dict[str, Any]:
+    """One pass of the paired fixture on a fresh in-memory kernel."""
+    with ColonyKernel(ColonyKernelConfig(policy=policy, clock=_fixed_clock)) as kernel:
+        calibrated = kernel.calibrate_agent(REVIEWER, trust_score=agent_trust)
+        if calibrated.role is AgentRole.SANDBOX:
+            first_rung = min(astuple(policy.roles.ladder))
+            raise ValidationError(
+                "agent_trust",
+                f"{agent_trust!r} calibrates to role SANDBOX; the fixture needs a non-SANDBOX agent (trust >= {first_rung!r})",
+                value=agent_trust,
+            )
+        profile = _profile(kernel, REVIEWER)
+        results: dict[str, dict[str, Any]] = {}
+        pressure: dict[str, dict[str, float]] = {}
+
+        results["before_failure"] = _payload(kernel.propose_action(_same("before")))
+        pressure["before_failure"] = _pressure(kernel, SAME_TARGET)
+
+        reported = _proposal(
+            "replay-reported-failure",
+            REPORTER,
+            SAME_TARGET,
+            "Record the fixture's caller-reported failed outcome.",
+            "targeted tests fail",
+        )
+        kernel.record_outcome(reported, {"summary": "targeted tests failed"}, tests_passed=False)
+
+        results["after_failure_same_target"] = _payload(kernel.propose_action(_same("after")))
+        pressure["after_failure_same_target"] = _pressure(kernel, SAME_TARGET)
+        unrelated = _proposal(
+            "replay-unrelated-target",
+            REVIEWER,
+            UNRELATED_TARGET,
+            "Apply an independent bounded correction.",
+            "independent tests pass",
+        )
+        results["after_failure_unrelated_target"] = _payload(kernel.propose_action(unrelated))
+        pressure["after_failure_unrelated_target"] = _pressure(kernel, UNRELATED_TARGET)
+
+        trajectory = [pressure["after_failure_same_target"]["failure"]]
+        recovery_tick: int | None = None
+        for n in range(1, recovery_ticks + 1):
+            kernel.tick()
+            failure = round(kernel.pheromones.sense(SAME_TARGET, SignalType.FAILURE), _DIGITS)
+            trajectory.append(failure)
+            if recovery_tick is None and failure == 0.0:
+                recovery_tick = n
+        results["after_recovery"] = _payload(kernel.propose_action(_same("recovered")))
+        pressure["after_recovery"] = _pressure(kernel, SAME_TARGET)
+
+        final = _profile(kernel, REVIEWER)
+        return {
+            "profile": profile,
+            "profile_after": final,
+            "reporter_after": _profile(kernel, REPORTER),
+            "targets": {"same": SAME_TARGET, "unrelated": UNRELATED_TARGET},
+            "results": results,
+            "pressure": pressure,
+            "failure_trajectory": trajectory,
+            "recovery_ticks": recovery_ticks,
+            "recovery_tick": recovery_tick,
+            "tick_count": kernel.tick_count,
+            "reported_outcome": {
+                "path": "record_outcome",
+                "attestation_mode": kernel.config.attestation_mode,
+                "attested": kernel.attestation is not None,
+            },
+            # every evaluation went through propose_action: each counted one distinct proposal id
+            "integrated_path": final["total_proposals"] - profile["total_proposals"] == len(_RESULT_KEYS),
+        }
+
+
+def _check_inputs(agent_trust: Any, recovery_ticks: Any, seed: Any) -> tuple[float, int, int]:
+    if isinstance(agent_trust, bool) or not isinstance(agent_trust, int | float):
+        raise ValidationError("agent_trust", f"must be a number in [0.0, 1.0], got {agent_trust!r}", value=agent_trust)
+    if not math.isfinite(agent_trust) or not 0.0 <= agent_trust <= 1.0:
+        raise ValidationError("agent_trust", f"must be in [0.0, 1.0], got {agent_trust!r}", value=agent_trust)
+    if isinstance(recovery_ticks, bool) or not isinstance(recovery_ticks, int) or recovery_ticks < 0:
+        raise ValidationError("recovery_ticks", f"must be a non-negative integer, got {recovery_ticks!r}", value=recovery_ticks)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValidationError("seed", f"must be an integer, got {seed!r}", value=seed)
+    return float(agent_trust), recovery_ticks, seed
+
+
+def run_paired_locality_replay(
+    *,
+    agent_trust: float = DEFAULT_AGENT_TRUST,
+    recovery_ticks: int = DEFAULT_RECOVERY_TICKS,
+    seed: int = 0,
+    policy: Policy | None = None,
+) -> dict[str, Any]:
+    """Run the paired fixture twice and return the JSON-shaped replay record.
+
+    Parameters:
+        agent_trust: calibrated trust of the proposing agent, in [0, 1]; it must earn a
+            non-SANDBOX role.
+        recovery_ticks: ticks of passive decay before the recovered evaluation (>= 0).
+        seed: reserved for protocol compatibility; nothing is random.
+        policy: the policy to run under (default: the policy in force).
+
+    Returns:
+        ``{schema_version, seed, inputs, runs: {first, repeat}, assertions, recovery_tick,
+        semantic_digest, record_sha256}``. ``semantic_digest`` hashes the first run's
+        canonical JSON; ``record_sha256`` hashes the record without itself.
+    """
+    trust, ticks, seed = _check_inputs(agent_trust, recovery_ticks, seed)
+    policy = policy if policy is not None else default_policy()
+    first = _run_once(trust, ticks, policy)
+    repeat = _run_once(trust, ticks, policy)
+    first_json = canonical_json(first)
+    r = first["results"]
+    before, after = r["before_failure"], r["after_failure_same_target"]
+    assertions = {
+        "repeatable_semantics": first_json == canonical_json(repeat),
+        "same_target_score_decreases": after["gate_score"] < before["gate_score"],
+        "same_target_decision_tightens": before["decision"] == "execute" and after["decision"] == "hold",
+        "unrelated_target_unchanged": r["after_failure_unrelated_target"] == before,
+        "recovery_restores_decision": r["after_recovery"] == before,
+        "reported_outcome_is_explicitly_unattested": not first["reported_outcome"]["attested"],
+        "integrated_path": bool(first["integrated_path"] and repeat["integrated_path"]),
+    }
+    record: dict[str, Any] = {
+        "schema_version": REPLAY_SCHEMA_VERSION,
+        "seed": seed,
+        "inputs": {
+            "agent_trust": round(trust, _DIGITS),
+            "recovery_ticks": ticks,
+            "randomness": "none; seed reserved for protocol compatibility",
+            "clock": "injected, constant",
+        },
+        "runs": {"first": first, "repeat": repeat},
+        "assertions": assertions,
+        "recovery_tick": first["recovery_tick"],
+        "semantic_digest": sha256_hex(first_json),
+    }
+    record["record_sha256"] = sha256_hex(canonical_json(record))
+    return record
+
+
+def write_json_artifact(path: str | os.PathLike[str], data: Any) -> str:
+    """Write sorted, indented JSON atomically (sibling temporary file, then replace); return its SHA-256.
+
+    Parent directories are created. Non-JSON values (NaN, inf, objects) are rejected
+    before anything is written.
+    """
+    target = Path(path)
+    try:
+        text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    except (TypeError, ValueError) as exc:
+        raise ValidationError("record", f"cannot be written as JSON: {exc}") from None
+    payload = text.encode("utf-8")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return sha256_hex(payload)
+
+
+def write_replay_artifact(path: str | os.PathLike[str], record: dict[str, Any]) -> str:
+    """Write a replay record as the retained artefact; return the file's SHA-256."""
+    if not isinstance(record, dict):
+        raise ValidationError("record", f"must be a dict, got {type(record).__name__}", value=record)
+    return write_json_artifact(path, record)
