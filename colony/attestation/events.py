@@ -113,12 +113,18 @@ class LedgerEvent:
 
     def signed(self, signer: Signer) -> LedgerEvent:
         """A copy with ``event_hash`` computed and signed by ``signer``."""
-        digest = digest_bytes(canonical_json(self.unsigned_dict(), field="event"))
+        try:
+            digest = digest_bytes(canonical_json(self.unsigned_dict(), field="event"))
+        except UnicodeEncodeError:
+            raise ValidationError("event", "contains text that is not valid Unicode (a lone surrogate)") from None
         return self._with(digest, signer.sign(signing_bytes(digest)))
 
     def signed_loaded(self, signer: Signer) -> LedgerEvent:
         """:meth:`signed` for an event whose payload came from ``json.loads`` (skips the structural walk)."""
-        digest = self.computed_hash()
+        try:
+            digest = self.computed_hash()
+        except UnicodeEncodeError:
+            raise ValidationError("event", "contains text that is not valid Unicode (a lone surrogate)") from None
         return self._with(digest, signer.sign(signing_bytes(digest)))
 
     def _with(self, event_hash: str, signature: dict[str, Any]) -> LedgerEvent:

@@ -352,7 +352,9 @@ class AttestationLedger:
 
     def proposal_events(self, run_id: str, proposal_id: str) -> list[LedgerEvent]:
         """The events of ``run_id`` that name ``proposal_id``, in sequence order (keyed lookup)."""
-        return self._select("run_id = ? AND proposal_id = ? ORDER BY sequence", (run_id, proposal_id))
+        # sorted here, not by ORDER BY: that would tempt SQLite into walking the whole run in sequence order
+        found = self._select("run_id = ? AND proposal_id = ?", (run_id, proposal_id))
+        return sorted(found, key=lambda e: e.sequence)
 
     def child_event(self, run_id: str, parent_event_id: str, event_type: LedgerEventType) -> LedgerEvent | None:
         """The event of ``event_type`` that consumes ``parent_event_id``, if any (keyed lookup)."""

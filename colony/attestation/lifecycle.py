@@ -105,16 +105,28 @@ class AttestedLifecycle:
         self.run_id = run_id if run_id is not None else ledger.default_run_id()
 
     # ------------------------------------------------------------------ state
-    def state(self, proposal_id: str) -> ProposalState:
-        """The lifecycle state of ``proposal_id``; NotFoundError("proposal", id) if never recorded."""
+    def _events(self, proposal_id: str) -> dict[LedgerEventType, LedgerEvent]:
+        """The proposal's events by type (one keyed query); NotFoundError if it was never proposed."""
         if not isinstance(proposal_id, str) or not proposal_id:
             raise ValidationError("proposal_id", "must be a non-empty string", value=proposal_id)
         found: dict[LedgerEventType, LedgerEvent] = {}
         for event in self.ledger.proposal_events(self.run_id, proposal_id):
             found.setdefault(event.event_type, event)
-        proposal = found.get(T.PROPOSAL)
-        if proposal is None:
+        if T.PROPOSAL not in found:
             raise NotFoundError("proposal", proposal_id)
+        return found
+
+    def _consumable(self, proposal_id: str, kind: LedgerEventType, status: S, missing: str) -> LedgerEvent:
+        """The proposal's ``kind`` event, which the next step consumes; AttestationError(status) if absent."""
+        event = self._events(proposal_id).get(kind)
+        if event is None:
+            raise AttestationError(f"proposal {proposal_id!r} has no {missing}", status=status)
+        return event
+
+    def state(self, proposal_id: str) -> ProposalState:
+        """The lifecycle state of ``proposal_id``; NotFoundError("proposal", id) if never recorded."""
+        found = self._events(proposal_id)
+        proposal = found[T.PROPOSAL]
         successor = self.ledger.child_event(self.run_id, proposal.event_id, T.PROPOSAL)
         return ProposalState(
             proposal_id=proposal_id,
@@ -128,17 +140,17 @@ class AttestedLifecycle:
         )
 
     def _proposal_event(self, ref: LedgerEvent | str) -> LedgerEvent:
-        return ref if isinstance(ref, LedgerEvent) else self.state(ref).proposal
+        return ref if isinstance(ref, LedgerEvent) else self._events(ref)[T.PROPOSAL]
 
     # ------------------------------------------------------------------ proposal and verdict
     def check_can_propose(self, proposal: dict[str, Any], *, supersedes: str | None = None) -> None:
         """Raise what :meth:`record_proposal` would raise (replay, bad supersedes link); write nothing."""
-        old = None if supersedes is None else self.state(supersedes).proposal
+        old = None if supersedes is None else self._events(supersedes)[T.PROPOSAL]
         self.ledger.check_links(self.run_id, T.PROPOSAL, P.proposal_payload(proposal, supersedes=old))
 
     def record_proposal(self, proposal: dict[str, Any], actor_id: str, *, supersedes: str | None = None) -> LedgerEvent:
         """Record a proposal; ``supersedes`` names the earlier proposal id it re-proposes (after HOLD)."""
-        old = None if supersedes is None else self.state(supersedes).proposal
+        old = None if supersedes is None else self._events(supersedes)[T.PROPOSAL]
         return self.ledger.record_proposal(self.run_id, actor_id, proposal, supersedes=old)
 
     def record_verdict(
@@ -148,56 +160,59 @@ class AttestedLifecycle:
         event = self._proposal_event(proposal_event)
         return self.ledger.record_gate_verdict(self.run_id, actor_id, event, decision, gate)
 
+    # Each step looks up the event it consumes; the append then re-checks every rule atomically,
+    # so the check_can_* variants (which also run the rules) are for callers that must know first.
+
     # ------------------------------------------------------------------ authorization
+    def _verdict(self, proposal_id: str) -> LedgerEvent:
+        return self._consumable(proposal_id, T.GATE_VERDICT, S.UNAUTHORIZED_LINK, "gate verdict to authorize")
+
     def check_can_authorize(self, proposal_id: str) -> LedgerEvent:
         """Return the verdict an authorization would consume, or raise what :meth:`authorize` would."""
-        verdict = self.state(proposal_id).verdict
-        if verdict is None:
-            raise AttestationError(f"proposal {proposal_id!r} has no gate verdict to authorize", status=S.UNAUTHORIZED_LINK)
+        verdict = self._verdict(proposal_id)
         self.ledger.check_links(self.run_id, T.EXECUTION_AUTHORIZATION, P.authorization_payload(verdict))
         return verdict
 
     def authorize(self, proposal_id: str, actor_id: str) -> LedgerEvent:
         """Consume the proposal's EXECUTE verdict into an execution authorization (once)."""
-        verdict = self.check_can_authorize(proposal_id)
-        return self.ledger.authorize_execution(self.run_id, actor_id, verdict)
+        return self.ledger.authorize_execution(self.run_id, actor_id, self._verdict(proposal_id))
 
     # ------------------------------------------------------------------ receipt
+    def _authorization(self, proposal_id: str) -> LedgerEvent:
+        return self._consumable(proposal_id, T.EXECUTION_AUTHORIZATION, S.UNAUTHORIZED_LINK, "execution authorization")
+
     def check_can_receipt(self, proposal_id: str) -> LedgerEvent:
         """Return the authorization a receipt would consume, or raise what :meth:`record_receipt` would."""
-        auth = self.state(proposal_id).authorization
-        if auth is None:
-            raise AttestationError(f"proposal {proposal_id!r} has no execution authorization", status=S.UNAUTHORIZED_LINK)
+        auth = self._authorization(proposal_id)
         self.ledger.check_links(self.run_id, T.EXECUTION_RECEIPT, P.receipt_payload(auth, {}, "check"))
         return auth
 
     def record_receipt(self, proposal_id: str, receipt: dict[str, Any], actor_id: str) -> LedgerEvent:
         """Consume the authorization into an execution receipt (by digest)."""
-        auth = self.check_can_receipt(proposal_id)
-        return self.ledger.record_execution_receipt(self.run_id, actor_id, auth, receipt)
+        return self.ledger.record_execution_receipt(self.run_id, actor_id, self._authorization(proposal_id), receipt)
 
     # ------------------------------------------------------------------ outcome
+    def _receipt(self, proposal_id: str) -> LedgerEvent:
+        return self._consumable(proposal_id, T.EXECUTION_RECEIPT, S.INCOMPLETE_EXECUTION, "execution receipt")
+
     def check_can_record_outcome(self, proposal_id: str) -> LedgerEvent:
         """Return the receipt an outcome would consume, or raise what :meth:`record_outcome` would."""
-        receipt = self.state(proposal_id).receipt
-        if receipt is None:
-            raise AttestationError(f"proposal {proposal_id!r} has no execution receipt", status=S.INCOMPLETE_EXECUTION)
+        receipt = self._receipt(proposal_id)
         self.ledger.check_links(self.run_id, T.OUTCOME, P.outcome_payload(receipt, {}))
         return receipt
 
     def record_outcome(self, proposal_id: str, outcome: dict[str, Any], actor_id: str) -> LedgerEvent:
         """Consume the receipt into the outcome report (one outcome per receipt)."""
-        receipt = self.check_can_record_outcome(proposal_id)
-        return self.ledger.record_outcome(self.run_id, actor_id, receipt, outcome)
+        return self.ledger.record_outcome(self.run_id, actor_id, self._receipt(proposal_id), outcome)
 
     # ------------------------------------------------------------------ other events
     def record_rejection(self, proposal_id: str, reason: str, actor_id: str) -> LedgerEvent:
         """Record that ``proposal_id`` is rejected: it can no longer be authorized."""
-        return self.ledger.record_rejection(self.run_id, actor_id, self.state(proposal_id).proposal, reason)
+        return self.ledger.record_rejection(self.run_id, actor_id, self._events(proposal_id)[T.PROPOSAL], reason)
 
     def record_error(self, error: str | dict[str, Any], actor_id: str, *, proposal_id: str | None = None) -> LedgerEvent:
         """Record an error, linked to the proposal's event when ``proposal_id`` is given."""
-        parent = None if proposal_id is None else self.state(proposal_id).proposal
+        parent = None if proposal_id is None else self._events(proposal_id)[T.PROPOSAL]
         return self.ledger.record_error(self.run_id, actor_id, error, parent=parent)
 
     def record_calibration(self, agent_id: str, payload: dict[str, Any], actor_id: str) -> LedgerEvent:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from colony.attestation.canonical import digest_bytes
 from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerIssue, LedgerValidationResult
 from colony.attestation.events import LedgerValidationStatus as S
 from colony.attestation.payloads import read_links
@@ -26,13 +27,17 @@ from colony.attestation.semantics import MemoryRunView, link_problems
 from colony.attestation.signers import Signer
 from colony.errors import ValidationError
 
-__all__ = ["ROW_COLUMNS", "StoredRow", "decode_row", "validate_rows"]
+__all__ = ["ROW_COLUMNS", "StoredRow", "decode_row", "stored_hash_matches", "validate_rows"]
 
 #: Column order of the rows :func:`decode_row` reads (the ledger selects exactly these).
 ROW_COLUMNS = (
     "event_id, run_id, sequence, event_type, actor_id, nonce, previous_hash, "
     "payload_json, created_at, event_hash, signature_json, schema_version"
 )
+
+
+_TYPES = {t.value: t for t in LedgerEventType}
+_quote = json.encoder.encode_basestring  # type: ignore[attr-defined]  # the C string encoder json.dumps uses
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +51,32 @@ class StoredRow:
     nonce: Any
     event: LedgerEvent | None
     decode_error: str | None = None
+    payload_text: str | None = None
+
+
+def stored_hash_matches(row: StoredRow) -> bool:
+    """True iff the row's stored hash equals the hash of its content.
+
+    Fast path: the ledger stores the payload in canonical form, so the canonical unsigned
+    event can be assembled around the stored payload text without re-encoding it. A row
+    whose payload text is not canonical (another writer) falls back to the full re-encoding.
+    """
+    event = row.event
+    if event is None:
+        return False
+    if row.payload_text is not None and isinstance(event.event_type, LedgerEventType):
+        text = (
+            f'{{"actor_id":{_quote(event.actor_id)},"created_at":{float.__repr__(event.created_at)},'
+            f'"event_id":{_quote(event.event_id)},"event_type":{_quote(event.event_type.value)},'
+            f'"nonce":{_quote(event.nonce)},"payload":{row.payload_text},"previous_hash":{_quote(event.previous_hash)},'
+            f'"run_id":{_quote(event.run_id)},"schema_version":{_quote(event.schema_version)},"sequence":{int.__repr__(event.sequence)}}}'
+        )
+        try:
+            if digest_bytes(text.encode("utf-8")) == event.event_hash:
+                return True
+        except UnicodeEncodeError:
+            return False
+    return event.hash_matches()
 
 
 def decode_row(row: Sequence[Any]) -> StoredRow:
@@ -75,10 +106,18 @@ def decode_row(row: Sequence[Any]) -> StoredRow:
             raise ValueError(f"sequence {sequence!r} is not an integer")
         if not isinstance(created_at, float) or not math.isfinite(created_at):
             raise ValueError(f"created_at {created_at!r} is not a finite REAL")
+        for name, value in (("event_id", event_id), ("run_id", run_id), ("actor_id", actor_id), ("nonce", nonce)):
+            if not isinstance(value, str):
+                raise ValueError(f"{name} {value!r} is not text")
+        if not isinstance(previous_hash, str) or not isinstance(schema, str):
+            raise ValueError("previous_hash and schema_version must be text")
+        kind = _TYPES.get(event_type)
+        if kind is None:
+            raise ValueError(f"unknown event type {event_type!r}")
         event = LedgerEvent(
             run_id=run_id,
             sequence=sequence,
-            event_type=LedgerEventType(event_type),
+            event_type=kind,
             actor_id=actor_id,
             nonce=nonce,
             payload=payload,
@@ -89,9 +128,10 @@ def decode_row(row: Sequence[Any]) -> StoredRow:
             signature=signature,
             schema_version=schema,
         )
-    except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError; so is an unknown event type
+    except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
         error = f"stored row cannot be decoded: {exc}"
-    return StoredRow(str(event_id), sequence, previous_hash, event_hash, nonce, event, error)
+    text = payload_json if isinstance(payload_json, str) else None
+    return StoredRow(str(event_id), sequence, previous_hash, event_hash, nonce, event, error, text)
 
 
 class _Walk:
@@ -125,9 +165,9 @@ class _Walk:
             out.append((S.DUPLICATE, "event_hash repeats an earlier event"))
         return out
 
-    def content_problems(self, event: LedgerEvent) -> list[tuple[S, str]]:
+    def content_problems(self, row: StoredRow, event: LedgerEvent) -> list[tuple[S, str]]:
         out: list[tuple[S, str]] = []
-        if not event.hash_matches():
+        if not stored_hash_matches(row):
             out.append((S.BAD_HASH, "event_hash does not match the stored event content"))
         if not event.signature_valid(self.signer):
             out.append((S.BAD_SIGNATURE, f"signature does not verify with key {self.signer.key_id!r} ({self.signer.algorithm})"))
@@ -163,7 +203,7 @@ def validate_rows(run_id: str, rows: Iterable[StoredRow], signer: Signer) -> Led
         if row.event is None:
             problems.append((S.BAD_HASH, row.decode_error or "undecodable row"))
         else:
-            problems.extend(walk.content_problems(row.event))
+            problems.extend(walk.content_problems(row, row.event))
         seq = row.sequence if isinstance(row.sequence, int) else -1
         if problems:
             if first_bad is None:

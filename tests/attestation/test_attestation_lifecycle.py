@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -247,6 +248,7 @@ def test_a_legacy_mode_connection_is_left_without_an_open_transaction(tmp_path: 
 def test_lookups_by_proposal_and_parent_use_indexes(ledger: AttestationLedger) -> None:
     plans = {
         "proposal": "SELECT event_id FROM attestation_events WHERE run_id = 'r' AND proposal_id = 'p' AND event_type = 'proposal'",
+        "proposal events": "SELECT event_id FROM attestation_events WHERE run_id = 'r' AND proposal_id = 'p'",
         "child": "SELECT event_id FROM attestation_events WHERE run_id = 'r' AND parent_event_id = 'e' AND event_type = 'outcome'",
         "head": "SELECT sequence, event_hash FROM attestation_events WHERE run_id = 'r' ORDER BY sequence DESC LIMIT 1",
         "event": "SELECT event_type FROM attestation_events WHERE event_id = 'e' AND run_id = 'r'",
@@ -254,3 +256,37 @@ def test_lookups_by_proposal_and_parent_use_indexes(ledger: AttestationLedger) -
     for name, query in plans.items():
         plan = " ".join(row[-1] for row in ledger._conn.execute("EXPLAIN QUERY PLAN " + query))
         assert "USING" in plan and "SCAN" not in plan, (name, plan)
+        assert name != "proposal events" or "proposal" in plan, plan  # keyed by proposal, not by run order
+
+
+def _vm_steps(ledger: AttestationLedger, action: Callable[[], object]) -> int:
+    """SQLite virtual-machine instructions ``action`` executes (counted via the progress handler)."""
+    steps = [0]
+
+    def tick() -> int:
+        steps[0] += 1
+        return 0
+
+    ledger._conn.set_progress_handler(tick, 1)
+    try:
+        action()
+    finally:
+        ledger._conn.set_progress_handler(None, 1)
+    return steps[0]
+
+
+def test_lifecycle_steps_cost_the_same_whatever_the_history(hmac_signer: HMACSigner) -> None:
+    """Regression: proposal_events once walked the whole run in sequence order, so cost grew with history."""
+    costs = []
+    for history in (5, 400):
+        life = AttestedLifecycle(AttestationLedger(signer=hmac_signer), run_id="r")
+        for i in range(history):
+            run_to(life, f"bulk-{i}", "outcome")
+        run_to(life, "p", "verdict")
+        costs.append(
+            _vm_steps(life.ledger, lambda life=life: life.authorize("p", "op"))
+            + _vm_steps(life.ledger, lambda life=life: life.record_receipt("p", {}, "ex"))
+            + _vm_steps(life.ledger, lambda life=life: life.record_outcome("p", {}, "obs"))
+        )
+    small, large = costs
+    assert large <= small * 1.25, costs  # a scan of 2,000 extra rows would multiply it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -17,6 +18,7 @@ from colony.attestation import (
 )
 from colony.attestation import payloads as P
 from colony.attestation.events import LedgerEventType as T
+from colony.errors import ValidationError
 
 
 def statuses(result: LedgerValidationResult) -> list[tuple[int, str]]:
@@ -242,3 +244,19 @@ def test_a_read_only_ledger_cannot_append(tmp_path, hmac_signer: HMACSigner) -> 
         reader.record_proposal("r", "a", proposal("p2"))
     with AttestationLedger.open_read_only(path, signer=hmac_signer) as reader:
         assert reader.validate("r").valid and reader.head("r")[0] == 1
+
+
+def test_an_equivalent_but_non_canonical_payload_text_still_validates(
+    file_life: AttestedLifecycle, sql: sqlite3.Connection
+) -> None:
+    run_to(file_life, "p1", "verdict")
+    (payload,) = sql.execute("SELECT payload_json FROM attestation_events WHERE sequence = 2").fetchone()
+    spaced = json.dumps(json.loads(payload), indent=2)
+    sql.execute("UPDATE attestation_events SET payload_json = ? WHERE sequence = 2", (spaced,))
+    assert file_life.status().valid  # the signed content is unchanged; only its layout is
+
+
+def test_text_that_is_not_valid_unicode_is_refused(ledger: AttestationLedger) -> None:
+    with pytest.raises(ValidationError, match="Unicode"):
+        ledger.record_error("r", "a", "lone \ud800 surrogate")
+    assert ledger.runs() == []
