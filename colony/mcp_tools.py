@@ -83,12 +83,13 @@ def get_kernel() -> ColonyKernel:
 
 
 def reset() -> None:
-    """Close and forget the singleton (the next call starts a fresh kernel)."""
-    global _tools
+    """Close and forget the singleton and its configuration (the next call starts a default kernel)."""
+    global _tools, _config
     with _init_lock:
         if _tools is not None:
             _tools.close()
         _tools = None
+        _config = None
 
 
 def colony_propose_action(

@@ -1,0 +1,116 @@
+"""``python -m colony.server`` spawned by the SDK's stdio client (and by a hand-written one)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.mcp.support import (
+    ROOT,
+    SERVER_MODULE,
+    check_paired,
+    check_tool_list,
+    exercise_every_tool,
+    ok,
+    paired_locality,
+    record_args,
+    stdio_params,
+)
+
+
+@pytest.mark.anyio
+async def test_stdio_server_lists_answers_and_keeps_state_across_calls() -> None:
+    async with Client(stdio_params()) as client:
+        assert client.protocol_version == "2026-07-28"
+        check_tool_list((await client.list_tools()).tools)
+        await exercise_every_tool(client.call_tool)
+        check_paired(await paired_locality(client.call_tool))
+
+
+def _rpc(proc: subprocess.Popen[str], message: dict[str, Any]) -> dict[str, Any] | None:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(message) + "\n")
+    proc.stdin.flush()
+    if "id" not in message:
+        return None
+    while True:
+        reply = json.loads(proc.stdout.readline())
+        if reply.get("id") == message["id"]:
+            return reply
+
+
+def test_a_client_asking_for_2025_06_18_still_works() -> None:
+    proc = subprocess.Popen([sys.executable, *SERVER_MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        init = _rpc(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+            },
+        )
+        assert init is not None and init["result"]["protocolVersion"] == "2025-06-18"
+        assert init["result"]["serverInfo"]["name"] == "colony"
+        _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        listed = _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert listed is not None and len(listed["result"]["tools"]) == 8
+        args = record_args("old-client", "pkg.legacy")
+        called = _rpc(
+            proc,
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "colony_record_outcome", "arguments": args}},
+        )
+        assert called is not None and called["result"]["structuredContent"]["status"] == "recorded"
+        bad = _rpc(
+            proc, {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "colony_agent_profile", "arguments": {}}}
+        )
+        assert bad is not None and bad["result"]["isError"] is True
+        assert "agent_id: Field required" in bad["result"]["structuredContent"]["error"]
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(30) == 0
+
+
+@pytest.mark.anyio
+async def test_state_survives_a_server_restart(tmp_path: Path) -> None:
+    state = tmp_path / "colony.sqlite"
+    async with Client(stdio_params("--state", str(state))) as client:
+        call = client.call_tool
+        for i in range(4):
+            await ok(call, "colony_record_outcome", record_args("steady", f"pkg.m{i}"))
+        await ok(call, "colony_record_outcome", record_args("shaky", "pkg.core", passed=False))
+        await ok(call, "colony_tick")
+        await ok(call, "colony_pruning_report")
+        before = [await ok(call, "colony_status")] + [
+            await ok(call, "colony_agent_profile", {"agent_id": a}) for a in ("steady", "shaky")
+        ]
+    assert before[0]["tick_count"] == 1 and before[1]["role"] == "repair_ant"
+    async with Client(stdio_params("--state", str(state))) as client:
+        call = client.call_tool
+        after = [await ok(call, "colony_status")] + [
+            await ok(call, "colony_agent_profile", {"agent_id": a}) for a in ("steady", "shaky")
+        ]
+        assert after == before
+        assert (await ok(call, "colony_tick"))["tick_count"] == 2
+
+
+def test_bad_configuration_stops_the_command_with_exit_code_2(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, *SERVER_MODULE, "--config", str(tmp_path / "missing")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert "colony mcp: error: config policy" in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""
