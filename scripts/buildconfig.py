@@ -137,7 +137,8 @@ class BuildConfig:
             raise BuildError("config", f"unknown [tool.colony.build] keys {unknown}")
         values = {**defaults, **options}
         for key in ("lint_paths", "pytest_args", "pytest_inputs"):
-            values[key] = tuple(str(v) for v in values[key])
+            if key in values:
+                values[key] = tuple(str(v) for v in values[key])
         return cls(root=root, name=name, version=version, package=package, **values)
 
     @property

@@ -1,8 +1,9 @@
 """Stage cache: each stage records the content hash of its inputs and the hashes of its outputs.
 
-A stage is skipped when its input key is unchanged *and* every output it recorded is still
-on disk with the recorded SHA-256, so deleting or editing an output forces a rerun. Only
-successful runs are recorded; a failed stage leaves no record behind.
+A stage is skipped when its input key matches a recorded run *and* every output that run
+recorded is still on disk with the recorded SHA-256, so deleting or editing an output forces a
+rerun. Only successful runs are recorded, the last few per stage, so reverting an edit finds
+the earlier run again (a broken test fixed back is not re-run).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from scripts.hashing import digest_files, digest_mapping, file_sha256
 __all__ = ["CacheRecord", "StageCache", "code_digest", "environment_digest", "write_if_changed"]
 
 SCRIPTS_DIR = Path(__file__).resolve().parent
+HISTORY = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,36 +47,37 @@ class StageCache:
     def _path(self, stage: str) -> Path:
         return self._dir / f"{stage.replace('/', '__')}.json"
 
-    def lookup(self, stage: str, key: str) -> CacheRecord | None:
-        """Return the record when ``key`` matches and every recorded output is intact, else None."""
-        path = self._path(stage)
+    def _records(self, stage: str) -> list[dict[str, Any]]:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(self._path(stage).read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return None
-        if not isinstance(data, dict) or data.get("key") != key:
-            return None
-        outputs = data.get("outputs", {})
-        for rel, digest in outputs.items():
-            file = self._config.root / rel
-            if not file.is_file() or file_sha256(file) != digest:
-                return None
-        return CacheRecord(stage=stage, key=key, outputs=dict(outputs), result=dict(data.get("result", {})))
+            return []
+        runs = data.get("runs") if isinstance(data, dict) else None
+        return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
+
+    def lookup(self, stage: str, key: str) -> CacheRecord | None:
+        """Return the recorded run with ``key`` if all its outputs are intact, else None."""
+        for run in self._records(stage):
+            if run.get("key") != key:
+                continue
+            outputs = run.get("outputs", {})
+            for rel, digest in outputs.items():
+                file = self._config.root / rel
+                if not file.is_file() or file_sha256(file) != digest:
+                    return None
+            return CacheRecord(stage=stage, key=key, outputs=dict(outputs), result=dict(run.get("result", {})))
+        return None
 
     def store(self, stage: str, key: str, outputs: Iterable[Path], result: Mapping[str, Any] | None = None) -> None:
-        """Record a successful run of ``stage`` with input ``key`` and its output files."""
-        record = {
-            "stage": stage,
+        """Record a successful run of ``stage`` with input ``key`` and its output files (newest first)."""
+        run = {
             "key": key,
             "outputs": {self._config.rel(p): file_sha256(p) for p in sorted(set(outputs))},
             "result": dict(result or {}),
         }
+        runs = [run] + [r for r in self._records(stage) if r.get("key") != key][: HISTORY - 1]
         self._dir.mkdir(parents=True, exist_ok=True)
-        write_if_changed(self._path(stage), json.dumps(record, indent=2, sort_keys=True) + "\n")
-
-    def forget(self, stage: str) -> None:
-        """Drop the record of ``stage`` (its next run cannot be skipped)."""
-        self._path(stage).unlink(missing_ok=True)
+        write_if_changed(self._path(stage), json.dumps({"stage": stage, "runs": runs}, indent=2, sort_keys=True) + "\n")
 
 
 def code_digest(*names: str) -> str:

@@ -111,13 +111,23 @@ def _pytest_inputs(config: BuildConfig) -> dict[str, Any]:
     }
 
 
-def _junit_counts(path: Path) -> tuple[dict[str, int], list[str]]:
-    root = ET.parse(path).getroot()
-    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+def _node_id(root: Path, classname: str, name: str) -> str:
+    """Turn junit's ``pkg.module.Class`` + ``test`` into pytest's ``pkg/module.py::Class::test``."""
+    parts = classname.split(".") if classname else []
+    for cut in range(len(parts), 0, -1):
+        module = Path(*parts[:cut]).with_suffix(".py")
+        if (root / module).is_file():
+            return "::".join([module.as_posix(), *parts[cut:], name])
+    return f"{classname}::{name}" if classname else name
+
+
+def _junit_counts(path: Path, root: Path) -> tuple[dict[str, int], list[str]]:
+    tree = ET.parse(path).getroot()
+    suites = [tree] if tree.tag == "testsuite" else list(tree.iter("testsuite"))
     counts = {k: sum(int(s.get(k, "0")) for s in suites) for k in ("tests", "failures", "errors", "skipped")}
     failed = [
-        f"{case.get('classname', '')}::{case.get('name', '')}"
-        for case in root.iter("testcase")
+        _node_id(root, case.get("classname", ""), case.get("name", ""))
+        for case in tree.iter("testcase")
         if case.find("failure") is not None or case.find("error") is not None
     ]
     tests = {
@@ -162,11 +172,14 @@ def _check_pytest(config: BuildConfig) -> dict[str, Any]:
     tests: dict[str, int] = {}
     failed: list[str] = []
     if junit.is_file():
-        tests, failed = _junit_counts(junit)
+        tests, failed = _junit_counts(junit, config.root)
     coverage = _coverage_totals(cov_json, floor) if cov_json.is_file() else None
     if failed:
         shown = ", ".join(failed[:5]) + (" ..." if len(failed) > 5 else "")
         message = f"{tests['failed']} failed and {tests['errors']} errors of {tests['total']} tests: {shown}"
+    elif code in (2, 3, 4):
+        errors = [line for line in output.splitlines() if line.startswith(("ERROR", "E "))] or output.strip().splitlines()[-1:]
+        message = f"pytest could not run (exit {code}): {errors[0] if errors else 'no output'}"
     elif code == 5 or (tests and tests["total"] == 0):
         message = f"no tests were collected from {config.tests_dir}"
     elif coverage is None:
@@ -323,11 +336,8 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     write_if_changed(config.out.gate_report, json.dumps(report, indent=2, sort_keys=True) + "\n")
     failed = [r for r in ordered if not r["passed"]]
     for result in done:
-        name = result["name"]
         if result["passed"]:
-            cache.store(f"gate-{name}", keys[name], [], result)
-        else:
-            cache.forget(f"gate-{name}")
+            cache.store(f"gate-{result['name']}", keys[result["name"]], [], result)
     if failed:
         details = tuple(f"{r['name']} ({r['command']}) exit {r['exit_code']}: {r['message']}" for r in failed)
         raise BuildError("gates", _summary(failed) + f" (report: {config.rel(config.out.gate_report)})", details=details)

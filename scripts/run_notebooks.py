@@ -2,7 +2,7 @@
 
 Runs ``python -m <package>.notebooks run --output-dir output/notebooks`` (the runner caches
 per notebook itself); this stage also skips the call when neither the notebooks nor the
-package changed. Without ``<package>/notebooks.py`` the stage says so and the build continues.
+package changed. Without ``<package>/notebooks.py`` (or a ``notebooks`` package with ``__main__``) the stage says so and the build continues.
 
 Run alone: ``python scripts/run_notebooks.py [--root DIR] [--force]``.
 """
@@ -32,11 +32,10 @@ TIMEOUT_S = 1800
 
 def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     """Call the notebook runner if the package has one; cache on notebooks, package and environment."""
-    runner = config.root / config.package / "notebooks.py"
-    if not runner.is_file():
-        return StageResult(
-            "notebooks", skipped=True, summary=f"{config.rel(runner)} does not exist", reason="no notebooks runner"
-        )
+    package = config.root / config.package
+    if not (package / "notebooks.py").is_file() and not (package / "notebooks" / "__main__.py").is_file():
+        summary = f"neither {config.package}/notebooks.py nor {config.package}/notebooks/__main__.py exists"
+        return StageResult("notebooks", skipped=True, summary=summary, reason="no notebooks runner")
     key = digest_mapping(
         {
             "inputs": digest_files(config.root, config.existing((config.notebooks_dir, config.package, "pyproject.toml"))),

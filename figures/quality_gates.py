@@ -1,0 +1,57 @@
+"""Figure: the gate results this build ran on (test outcomes, coverage against its floor)."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from figures import FigureContext, FigureSpec
+from figures.style import OKABE_ITO, new_figure
+
+
+def plot(ctx: FigureContext) -> Figure:
+    """Left: test outcomes; right: statement+branch and branch-only coverage against the floor."""
+    tests: dict[str, int] = ctx.var("gates.tests")
+    coverage: dict[str, float] = ctx.var("gates.coverage")
+    figure = new_figure(ctx.spec.size)
+    left, right = figure.subplots(1, 2, width_ratios=[1.2, 1.0])
+    outcomes = ("passed", "skipped", "failed", "errors")
+    colours = ("bluish_green", "sky_blue", "vermillion", "reddish_purple")
+    bars = left.bar(
+        outcomes, [tests[o] for o in outcomes], color=[OKABE_ITO[c] for c in colours], hatch="", edgecolor="black", linewidth=0.5
+    )
+    left.bar_label(bars, fontsize=8)
+    left.set_ylabel("tests")
+    left.set_title("test outcomes")
+    measures = ("statements + branches", "branches")
+    values = (coverage["percent"], coverage["branch_percent"])
+    cov_bars = right.barh(
+        measures, values, color=[OKABE_ITO["blue"], OKABE_ITO["orange"]], hatch=["", "//"], edgecolor="black", linewidth=0.5
+    )
+    right.bar_label(cov_bars, labels=[f"{v:.1f}%" for v in values], fontsize=8, padding=2)
+    right.axvline(coverage["floor"], color=OKABE_ITO["black"], linestyle="--", linewidth=1.0)
+    right.text(coverage["floor"], 1.45, f"floor {coverage['floor']:g}%", ha="center", fontsize=8)
+    right.set_xlim(0, 100)
+    right.set_ylim(-0.6, 1.7)
+    right.set_xlabel("coverage (%)")
+    right.set_title("coverage")
+    return figure
+
+
+FIGURE = FigureSpec(
+    id="quality_gates",
+    caption=(
+        "The gates this build passed: << gates.tests.passed | count >> tests passed, and coverage of "
+        "<< gates.coverage.percent | percent >> (statements and branches) cleared the floor of "
+        "<< gates.coverage.floor | percent(0) >>. Quality-gate evidence: read from the gate report of this build."
+    ),
+    alt="Two bar charts: counts of passed, skipped, failed and errored tests; two coverage bars against a dashed floor line.",
+    description=(
+        "The left panel shows four vertical bars with printed counts for passed, skipped, failed and errored tests; in a "
+        "green build the failed and errored bars are empty. The right panel shows two horizontal bars, combined statement "
+        "and branch coverage (solid) and branch-only coverage (hatched), each labelled with its percentage, and a dashed "
+        "vertical line at the coverage floor taken from pyproject.toml; the build stops if the combined bar ends left of it."
+    ),
+    evidence_class="quality-gate",
+    inputs=["gates.tests", "gates.coverage"],
+    plot=plot,
+)
