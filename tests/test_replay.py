@@ -1,0 +1,198 @@
+"""Paired-locality replay: golden values, determinism, the artefact writer and ``colony replay``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from colony.cli import main
+from colony.errors import ValidationError
+from colony.replay import (
+    SAME_TARGET,
+    UNRELATED_TARGET,
+    canonical_json,
+    run_paired_locality_replay,
+    write_json_artifact,
+    write_replay_artifact,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def record() -> dict:
+    return run_paired_locality_replay(agent_trust=0.5, recovery_ticks=20)
+
+
+def test_defaults_reproduce_the_paper_headline(record: dict) -> None:
+    run = record["runs"]["first"]
+    r = run["results"]
+    assert (r["before_failure"]["decision"], r["before_failure"]["gate_score"]) == ("execute", 0.875)
+    assert (r["after_failure_same_target"]["decision"], r["after_failure_same_target"]["gate_score"]) == ("hold", 0.725)
+    assert r["after_failure_unrelated_target"] == r["before_failure"]
+    assert r["after_recovery"] == r["before_failure"]
+    assert r["before_failure"]["reason"] == "gate score 0.875 >= execute threshold"
+    assert r["after_failure_same_target"]["required_evidence"] == [
+        "increase_trust_score_via_accepted_proposals",
+        "wait_for_risk_pheromone_to_decay_or_address_root_cause",
+    ]
+    assert "failure=3.00" in r["after_failure_same_target"]["reason"]
+    assert run["pressure"]["after_failure_same_target"] == {"risk": 0.0, "failure": 3.0}
+    assert run["pressure"]["after_failure_unrelated_target"] == {"risk": 0.0, "failure": 0.0}
+    assert run["pressure"]["after_recovery"] == {"risk": 0.0, "failure": 0.0}
+    assert run["profile"] == {
+        "agent_id": "replay-independent-reviewer",
+        "trust_score": 0.5,
+        "role": "dispatcher",
+        "total_proposals": 3,
+    }
+    assert run["targets"] == {"same": SAME_TARGET, "unrelated": UNRELATED_TARGET}
+    assert record["assertions"] == {
+        "repeatable_semantics": True,
+        "same_target_score_decreases": True,
+        "same_target_decision_tightens": True,
+        "unrelated_target_unchanged": True,
+        "recovery_restores_decision": True,
+        "reported_outcome_is_explicitly_unattested": True,
+        "integrated_path": True,
+    }
+
+
+def test_recovery_tick_is_when_the_three_point_zero_fast_trace_is_gone(record: dict) -> None:
+    run = record["runs"]["first"]
+    assert record["recovery_tick"] == run["recovery_tick"] == 10
+    trajectory = run["failure_trajectory"]
+    assert len(trajectory) == 21
+    assert trajectory[9] > 0.0 and trajectory[10] == 0.0
+    assert trajectory[:4] == [3.0, 2.7, 2.4, 2.1]
+
+
+def test_semantic_digest_and_record_digest_repeat_across_calls(record: dict) -> None:
+    again = run_paired_locality_replay(agent_trust=0.5, recovery_ticks=20)
+    assert again["semantic_digest"] == record["semantic_digest"]
+    assert again["record_sha256"] == record["record_sha256"]
+    assert canonical_json(again) == canonical_json(record)
+    first = dict(record["runs"]["first"])
+    assert record["semantic_digest"] == hashlib.sha256(canonical_json(first).encode()).hexdigest()
+    without = {k: v for k, v in record.items() if k != "record_sha256"}
+    assert record["record_sha256"] == hashlib.sha256(canonical_json(without).encode()).hexdigest()
+
+
+def test_digests_and_artifact_hash_are_identical_in_another_process(record: dict, tmp_path: Path) -> None:
+    here = write_replay_artifact(tmp_path / "here.json", record)
+    there = tmp_path / "there.json"
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "colony.cli", "replay", "--output", str(there)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["semantic_digest"] == record["semantic_digest"]
+    assert summary["sha256"] == here == hashlib.sha256(there.read_bytes()).hexdigest()
+    assert (tmp_path / "here.json").read_bytes() == there.read_bytes()
+
+
+def test_artifact_is_sorted_indented_json_written_atomically(record: dict, tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "dir" / "replay.json"
+    sha = write_replay_artifact(path, record)
+    text = path.read_text(encoding="utf-8")
+    assert sha == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert text.endswith("}\n")
+    assert text == json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    assert write_replay_artifact(path, record) == sha
+    assert sorted(p.name for p in path.parent.iterdir()) == ["replay.json"]
+
+
+def test_artifact_writer_rejects_non_json_and_leaves_the_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    sha = write_json_artifact(path, {"ok": 1})
+    with pytest.raises(ValidationError) as err:
+        write_json_artifact(path, {"bad": float("nan")})
+    assert err.value.field == "record"
+    with pytest.raises(ValidationError):
+        write_replay_artifact(path, ["not", "a", "record"])  # type: ignore[arg-type]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == sha
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
+
+
+@pytest.mark.parametrize("trust", [-0.01, 1.01, float("nan"), float("inf"), True, "0.5", None])
+def test_invalid_trust_is_a_clear_error(trust: object) -> None:
+    with pytest.raises(ValidationError) as err:
+        run_paired_locality_replay(agent_trust=trust, recovery_ticks=20)  # type: ignore[arg-type]
+    assert err.value.field == "agent_trust"
+
+
+def test_sandbox_trust_is_rejected_naming_the_first_rung() -> None:
+    with pytest.raises(ValidationError) as err:
+        run_paired_locality_replay(agent_trust=0.1, recovery_ticks=20)
+    assert err.value.field == "agent_trust"
+    assert "SANDBOX" in str(err.value)
+
+
+@pytest.mark.parametrize("ticks", [-1, 2.0, True, "20"])
+def test_invalid_recovery_ticks_is_a_clear_error(ticks: object) -> None:
+    with pytest.raises(ValidationError) as err:
+        run_paired_locality_replay(agent_trust=0.5, recovery_ticks=ticks)  # type: ignore[arg-type]
+    assert err.value.field == "recovery_ticks"
+
+
+def test_decision_recovers_once_pressure_leaves_the_band_before_the_trace_is_gone() -> None:
+    rec = run_paired_locality_replay(agent_trust=0.5, recovery_ticks=5)
+    run = rec["runs"]["first"]
+    assert rec["recovery_tick"] is None
+    assert run["pressure"]["after_recovery"]["failure"] == pytest.approx(1.5, abs=1e-9)
+    assert run["results"]["after_recovery"] == run["results"]["before_failure"]
+    assert all(rec["assertions"].values())
+
+
+def test_zero_recovery_ticks_fails_the_recovery_assertion() -> None:
+    rec = run_paired_locality_replay(agent_trust=0.5, recovery_ticks=0)
+    run = rec["runs"]["first"]
+    assert run["failure_trajectory"] == [3.0]
+    assert run["results"]["after_recovery"]["decision"] == "hold"
+    assert rec["assertions"]["recovery_restores_decision"] is False
+    assert rec["assertions"]["repeatable_semantics"] is True
+
+
+def test_full_credit_trust_drops_score_but_does_not_tighten() -> None:
+    rec = run_paired_locality_replay(agent_trust=0.7, recovery_ticks=20)
+    r = rec["runs"]["first"]["results"]
+    assert (r["before_failure"]["gate_score"], r["after_failure_same_target"]["gate_score"]) == (1.0, 0.85)
+    assert rec["assertions"]["same_target_score_decreases"] is True
+    assert rec["assertions"]["same_target_decision_tightens"] is False
+
+
+def test_cli_writes_the_artifact_and_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "data" / "replay.json"
+    assert main(["replay", "--output", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["path"] == str(out)
+    assert summary["sha256"] == hashlib.sha256(out.read_bytes()).hexdigest()
+    assert summary["recovery_tick"] == 10
+    assert all(summary["assertions"].values())
+
+
+def test_cli_exits_one_when_an_assertion_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "replay.json"
+    assert main(["replay", "--recovery-ticks", "0", "--output", str(out)]) == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["assertions"]["recovery_restores_decision"] is False
+    assert out.exists()
+
+
+def test_cli_bad_trust_exits_two_naming_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "replay.json"
+    assert main(["replay", "--agent-trust", "2", "--output", str(out)]) == 2
+    assert "agent_trust" in capsys.readouterr().err
+    assert not out.exists()
