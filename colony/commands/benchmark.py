@@ -1,0 +1,173 @@
+"""``colony benchmark``: run the four-condition study (paper §4.1) or re-analyse its traces.
+
+``colony benchmark run [--runs 20 --agents 5 --items 50 --seed S --parallel N --output DIR]``
+writes ``workload.json`` (+ manifest), ``traces.jsonl`` and ``study.json`` under DIR
+(default ``output/research``), printing progress per run and a summary at the end.
+``colony benchmark analyze --traces FILE [--check STUDY]`` recomputes the analysis from the
+traces alone; with ``--check`` it exits 1 unless it equals the study file's analysis.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from colony.errors import ValidationError
+
+DEFAULT_OUTPUT = "output/research"
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {value}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``benchmark`` subcommand and its ``run`` / ``analyze`` actions."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "benchmark",
+        help="run the four-condition gate benchmark (composite, static-trust, budget-only, always-execute)",
+        description="The paper's four-condition study on a seeded synthetic workload with an independent outcome oracle.",
+    )
+    actions = parser.add_subparsers(dest="benchmark_action", metavar="ACTION")
+    run = actions.add_parser("run", help="run the study and write workload, traces and results")
+    run.add_argument("--runs", type=_positive, help="runs (default: research.yaml, 20)")
+    run.add_argument("--agents", type=_positive, help="agents per run (default 5)")
+    run.add_argument("--items", type=_positive, help="measured items per run (default 50)")
+    run.add_argument("--warmup-ticks", type=int, help="warm-up ticks before measurement (default 10)")
+    run.add_argument("--seed", type=_seed, help="base seed (default: research.yaml)")
+    run.add_argument("--bootstrap-samples", type=_positive, help="bootstrap resamples (default 2000, at least 100)")
+    run.add_argument("--parallel", type=_positive, default=1, help="worker processes (results do not depend on it)")
+    run.add_argument("--output", default=DEFAULT_OUTPUT, help=f"output directory (default {DEFAULT_OUTPUT})")
+    run.add_argument("--config", help="a research.yaml to use instead of the packaged one")
+    run.add_argument("--no-verify", action="store_true", help="skip the differential, invariant and formal checks")
+    run.add_argument("--quiet", action="store_true", help="no progress lines")
+    run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.set_defaults(func=run_command)
+    analyze = actions.add_parser("analyze", help="recompute the analysis from a traces.jsonl")
+    analyze.add_argument("--traces", default=f"{DEFAULT_OUTPUT}/traces.jsonl", help="trace file")
+    analyze.add_argument("--check", metavar="STUDY", help="compare with this study.json's analysis; exit 1 if different")
+    analyze.add_argument("--output", help="write the recomputed analysis here (JSON)")
+    analyze.set_defaults(func=analyze_command)
+
+    def usage(args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 2
+
+    parser.set_defaults(func=usage)
+
+
+def _fmt_rate(m: dict[str, Any]) -> str:
+    if m["value"] is None:
+        return f"n/a ({m['numerator']:g}/{m['denominator']:g})"
+    return f"{m['value']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}] ({m['numerator']:g}/{m['denominator']:g})"
+
+
+def summary(results: dict[str, Any]) -> dict[str, Any]:
+    """The headline numbers of a study result, JSON-shaped."""
+    a = results["analysis"]
+    keys = ("failure_rate", "harm_per_item", "execution_volume", "hold_rate", "refusal_rate", "utility_per_item")
+    conditions = {c: {k: a["per_condition"][c]["metrics"][k] for k in keys} for c in a["conditions"]}
+    hypotheses = {h: v["verdict"] for h, v in a["hypotheses"].items()}
+    out = {"conditions": conditions, "hypotheses": hypotheses}
+    if "verification" in results:
+        v = results["verification"]
+        out["verification"] = {
+            "differential_points": v["differential"]["points"],
+            "differential_disagreements": v["differential"]["disagreements"],
+            "invariants_hold": v["invariants"]["all_hold"],
+            "formal": f"{v['formal']['proved']}/{v['formal']['total']} proved" if v["formal"]["z3_available"] else "unavailable",
+        }
+    return out
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the study; print progress to stderr and a summary to stdout."""
+    from colony.research.study import run_study
+    from colony.research.study_config import load_study_config
+
+    if args.warmup_ticks is not None and args.warmup_ticks < 0:
+        raise ValidationError("--warmup-ticks", "must be >= 0", value=args.warmup_ticks)
+    cfg = load_study_config(args.config).with_overrides(
+        runs=args.runs,
+        agents=args.agents,
+        items=args.items,
+        seed=args.seed,
+        warmup_ticks=args.warmup_ticks,
+        bootstrap_samples=args.bootstrap_samples,
+    )
+    s = cfg.study
+    start = time.perf_counter()
+
+    def progress(done: int, total: int, proposals: int) -> None:
+        if not args.quiet:
+            elapsed = time.perf_counter() - start
+            print(f"benchmark: run {done}/{total} done, {proposals} proposals, {elapsed:.1f} s", file=sys.stderr, flush=True)
+
+    if not args.quiet:
+        print(
+            f"benchmark: {s.runs} runs x {s.agents} agents x {s.items} items (+{s.warmup_ticks} warm-up ticks), "
+            f"4 conditions, seed {s.seed}, parallel {args.parallel}",
+            file=sys.stderr,
+            flush=True,
+        )
+    out = run_study(cfg, output_dir=args.output, parallel=args.parallel, verify=not args.no_verify, progress=progress)
+    elapsed = time.perf_counter() - start
+    info = summary(out.results)
+    info["files"] = {k: str(v) for k, v in out.paths.items()}
+    info["proposals"] = out.proposals
+    info["elapsed_seconds"] = round(elapsed, 3)
+    info["proposals_per_second"] = round(out.proposals / elapsed, 1) if elapsed > 0 else None
+    if args.json:
+        print(json.dumps(info, indent=2, sort_keys=True))
+        return 0
+    for c, metrics in info["conditions"].items():
+        print(f"{c}:")
+        for k, m in metrics.items():
+            print(f"  {k:18s} {_fmt_rate(m)}")
+    for h, verdict in info["hypotheses"].items():
+        print(f"{h}: {verdict}")
+    if "verification" in info:
+        print("verification: " + ", ".join(f"{k}={v}" for k, v in info["verification"].items()))
+    print(f"{out.proposals} proposals in {elapsed:.1f} s ({info['proposals_per_second']}/s); results: {out.paths['study']}")
+    return 0
+
+
+def analyze_command(args: argparse.Namespace) -> int:
+    """Recompute the analysis from traces; optionally compare with a study file."""
+    from colony.research.seeding import canonical_json
+    from colony.research.study import reanalyze
+
+    analysis = reanalyze(args.traces)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(canonical_json(analysis, indent=1) + "\n")
+    if args.check:
+        try:
+            with open(args.check, encoding="utf-8") as fh:
+                study = json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise ValidationError("--check", f"cannot read study file: {exc}", value=args.check) from exc
+        same = canonical_json(study.get("analysis")) == canonical_json(analysis)
+        print(json.dumps({"traces": args.traces, "study": args.check, "identical": same}))
+        return 0 if same else 1
+    print(json.dumps({"traces": args.traces, "hypotheses": {h: v["verdict"] for h, v in analysis["hypotheses"].items()}}))
+    return 0

@@ -1,0 +1,224 @@
+"""Run the four-condition study end to end and write its artefacts.
+
+``run_study`` generates the workload (``workload.json`` + manifest), runs every run — in a
+process pool when ``parallel > 1``, merged in run order so the bytes never depend on the
+pool — appends one JSON line per attempt to ``traces.jsonl``, analyses the traces and writes
+``study.json``: parameters, provenance hashes, design notes, metric definitions, the
+analysis (paired per-item table, rates with denominators and intervals, H1–H4) and the
+verification checks (reference-gate differential, invariants, formal obligations). Nothing
+in these files depends on the wall clock; timings belong to the benchmark artefact.
+
+>>> from colony.research.study_config import load_study_config
+>>> import tempfile
+>>> cfg = load_study_config().with_overrides(runs=1, items=5, warmup_ticks=1, bootstrap_samples=100)
+>>> out = run_study(cfg, output_dir=tempfile.mkdtemp(), verify=False)
+>>> out.results["analysis"]["per_condition"]["composite"]["totals"]["items"]
+5
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import colony
+from colony.config import Policy, default_policy
+from colony.errors import ValidationError
+from colony.research.analysis import METRICS, analyze
+from colony.research.conditions import build_conditions
+from colony.research.runner import TRACE_FIELDS, RunResult, run_one
+from colony.research.seeding import canonical_json, sha256_bytes, sha256_file
+from colony.research.study_config import StudyConfig, parse_study_config
+from colony.research.workload import RunWorkload, Workload, generate_workload, write_workload
+
+__all__ = ["SCHEMA", "StudyOutputs", "code_digest", "read_traces", "reanalyze", "run_study"]
+
+SCHEMA = "colony.research.study/1"
+DESIGN = {
+    "unit": "run: each run has its own seeded workload, agents and kernels; runs are the independent unit of every interval",
+    "bootstrap": "paper §4.1.5 option 1: each agent's trust is set by calibrate_agent from a supervised history of "
+    "calibration.trials trials that pass with the agent's hidden competence, starting at calibration.start_trust and "
+    "stepping by the policy's pass/fail trust deltas",
+    "warm_up": "study.warmup_ticks ticks of warm-up items (study.items_per_tick per tick) run through every condition "
+    "before measurement, so trust, budget and pressure are in a working state; they are excluded from every metric",
+    "oracle": "an executed attempt fails iff u[run, item] < p_fail, u addressed by (seed, run, item id) and never by "
+    "the verdict; outcomes are reported through record_outcome (tests_passed = not failed)",
+    "conditions": "every condition proposes through the kernel (the kernel's verdict is recorded everywhere) and "
+    "acts on its own adapter's decision; each (run, condition) has a fresh in-memory kernel with an injected clock",
+    "hold": "a HOLD schedules a revision hold.revision_delay_ticks later, at most hold.max_revisions times: a new "
+    "linked proposal with every element supplied, whose hidden failure probability is p_fail_revised; each revision "
+    "costs hold.revision_cost utility",
+    "probe": "before each attempt, a complete finding-free proposal from an agent of trust probe.trust is scored "
+    "read-only at the attempt's target: the field's effect on the gate without the proposer's",
+    "clock": "the kernel clock starts at study.clock_start and advances study.seconds_per_tick per tick, so the "
+    "policy's budget period resets deterministically",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class StudyOutputs:
+    """What :func:`run_study` wrote and computed."""
+
+    results: dict[str, Any]
+    paths: dict[str, Path]
+    proposals: int
+
+
+def code_digest() -> str:
+    """SHA-256 over the colony package's Python sources (sorted relative path + bytes)."""
+    root = Path(colony.__file__).parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _task(args: tuple[StudyConfig, Policy, RunWorkload]) -> RunResult:
+    cfg, policy, run = args
+    return run_one(cfg, policy, run)
+
+
+def _results(cfg: StudyConfig, policy: Policy, workload: Workload, parallel: int) -> Iterator[RunResult]:
+    tasks = [(cfg, policy, run) for run in workload.runs]
+    if parallel <= 1 or len(tasks) <= 1:
+        yield from map(_task, tasks)
+        return
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(parallel, len(tasks)), mp_context=ctx) as pool:
+        yield from pool.map(_task, tasks)
+
+
+def read_traces(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The header and the attempt records of a ``traces.jsonl``."""
+    header: dict[str, Any] = {}
+    records = []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for number, line in enumerate(fh, start=1):
+                try:
+                    rec = json.loads(line)
+                except ValueError as exc:
+                    raise ValidationError("traces", f"line {number} is not JSON: {exc}", value=str(path)) from None
+                if rec.get("record") == "header":
+                    header = rec
+                else:
+                    records.append(rec)
+    except OSError as exc:
+        raise ValidationError("traces", f"cannot read {path}: {exc.strerror or exc}", value=str(path)) from exc
+    return header, records
+
+
+def reanalyze(traces: str | Path, *, policy: Policy | None = None) -> dict[str, Any]:
+    """Recompute the ``analysis`` section of ``study.json`` from a ``traces.jsonl`` alone.
+
+    The header line carries the parameters; ``policy`` defaults to the policy in force (its
+    hash is checked against the header's).
+    """
+    header, records = read_traces(traces)
+    if header.get("schema") != SCHEMA or "parameters" not in header:
+        raise ValidationError("traces", f"not a {SCHEMA} trace file (no header with parameters)", value=str(traces))
+    policy = policy if policy is not None else default_policy()
+    policy_sha = sha256_bytes(canonical_json(policy.to_dict()).encode("utf-8"))
+    if policy_sha != header.get("policy_sha256"):
+        raise ValidationError("policy", f"policy hash {policy_sha} differs from the traces' {header.get('policy_sha256')}")
+    cfg = parse_study_config(header["parameters"], source=str(traces))
+    return analyze(records, cfg, policy)
+
+
+def run_study(
+    cfg: StudyConfig,
+    *,
+    policy: Policy | None = None,
+    output_dir: str | Path = "output/research",
+    parallel: int = 1,
+    verify: bool = True,
+    progress: Callable[[int, int, int], None] | None = None,
+) -> StudyOutputs:
+    """Run the study described by ``cfg``; write workload, traces and results under ``output_dir``.
+
+    ``progress(runs_done, runs_total, proposals_so_far)`` is called after each run.
+    """
+    if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
+        raise ValidationError("parallel", "must be a positive integer", value=parallel)
+    policy = policy if policy is not None else default_policy()
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    workload = generate_workload(cfg, trust_deltas=(policy.trust.pass_delta, policy.trust.fail_delta))
+    manifest = write_workload(workload, out)
+    params_sha = sha256_bytes(canonical_json(cfg.to_dict()).encode("utf-8"))
+    policy_sha = sha256_bytes(canonical_json(policy.to_dict()).encode("utf-8"))
+    traces_path = out / "traces.jsonl"
+    records: list[dict[str, Any]] = []
+    invariants: dict[str, dict[str, dict[str, bool]]] = {}
+    proposals = 0
+    header = {
+        "record": "header",
+        "schema": SCHEMA,
+        "seed": cfg.study.seed,
+        "workload_digest": manifest["workload_digest"],
+        "parameters_sha256": params_sha,
+        "policy_sha256": policy_sha,
+        "parameters": cfg.to_dict(),
+        "fields": TRACE_FIELDS,
+    }
+    with open(traces_path, "w", encoding="utf-8") as fh:
+        fh.write(canonical_json(header) + "\n")
+        for done, result in enumerate(_results(cfg, policy, workload, parallel), start=1):
+            for rec in result.records:
+                fh.write(canonical_json(rec) + "\n")
+            fh.flush()
+            records.extend(result.records)
+            invariants[f"r{result.run:02d}"] = result.invariants
+            proposals += result.proposals
+            if progress is not None:
+                progress(done, len(workload.runs), proposals)
+    results: dict[str, Any] = {
+        "schema": SCHEMA,
+        "title": "Four-condition benchmark of the colony actuation gate (paper §4.1)",
+        "parameters": cfg.to_dict(),
+        "policy": {"sha256": policy_sha, "values": policy.to_dict()},
+        "provenance": {
+            "colony_version": colony.__version__,
+            "code_sha256": code_digest(),
+            "parameters_sha256": params_sha,
+            "workload": manifest,
+            "traces": {"file": traces_path.name, "sha256": sha256_file(traces_path), "records": len(records)},
+        },
+        "design": DESIGN,
+        "conditions": {c.name: c.description for c in build_conditions(cfg)},
+        "metric_definitions": {n: {"numerator": a, "denominator": b, "meaning": m} for n, (a, b, m) in METRICS.items()},
+        "trace_fields": TRACE_FIELDS,
+        "throughput": {"proposals_through_kernel": proposals, "note": "wall-clock timings: output/benchmarks/research.json"},
+        "invariants": {
+            "kernels_checked": sum(len(v) for v in invariants.values()),
+            "all_hold": all(all(c.values()) for run in invariants.values() for c in run.values()),
+            "violations": sorted(
+                f"{run}/{cond}/{name}"
+                for run, conds in invariants.items()
+                for cond, checks in conds.items()
+                for name, ok in checks.items()
+                if not ok
+            ),  # fmt: skip
+        },
+        "analysis": analyze(records, cfg, policy),
+    }
+    if verify:
+        from colony.research.verification import verification_summary
+
+        results["verification"] = verification_summary(policy)
+    study_path = out / "study.json"
+    study_path.write_text(canonical_json(results, indent=1) + "\n", encoding="utf-8")
+    paths = {
+        "study": study_path,
+        "traces": traces_path,
+        "workload": out / "workload.json",
+        "manifest": out / "workload.manifest.json",
+    }
+    return StudyOutputs(results, paths, proposals)
