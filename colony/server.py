@@ -39,7 +39,6 @@ from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError as PydanticValidationError
 
 from colony import __version__
-from colony.config import load_policy
 from colony.errors import ColonyError
 from colony.kernel import ATTESTATION_MODES, ColonyKernelConfig
 from colony.mcp import http
@@ -128,10 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _tools_from(args: argparse.Namespace) -> ColonyTools:
-    policy = load_policy(args.config) if args.config is not None else None
     config = ColonyKernelConfig(
         state_path=args.state,
-        policy=policy,
         config_dir=args.config,
         repo_root=args.repo_root,
         attestation_mode=args.attestation,

@@ -5,6 +5,10 @@ signature declares the input schema (names, types, descriptions, defaults) and w
 return annotation ``Annotated[CallToolResult, <TypedDict>]`` declares the output schema.
 :func:`call_result` is the one place a tool's dict becomes an MCP result: a dict with
 ``error`` becomes ``isError: true`` with ``{"error": message}`` as structured content.
+
+The wrappers are coroutines that call the (microsecond-scale, serialised) kernel directly on
+the event loop: a worker-thread hop per call would cost more than the call itself. Only a
+falsification that may walk a repository runs on a worker thread.
 """
 
 # No ``from __future__ import annotations``: the SDK reads the wrappers' annotations at
@@ -12,6 +16,7 @@ return annotation ``Annotated[CallToolResult, <TypedDict>]`` declares the output
 import json
 from typing import TYPE_CHECKING, Annotated, Any
 
+import anyio.to_thread
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
@@ -145,7 +150,7 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
         strict=True,
     )
 
-    def colony_propose_action(
+    async def colony_propose_action(
         agent_id: Annotated[str, _s("Unique id of the proposing agent, e.g. 'engineer-1'.")],
         action_type: Annotated[str, _s("Kind of action, e.g. 'patch_file', 'run_tests', 'archive_module', 'merge_pr'.")],
         target: Annotated[str, _s("Dotted module path or file path the action affects, e.g. 'pkg.git_ops.core'.")],
@@ -163,7 +168,7 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
             tools.colony_propose_action(agent_id, action_type, target, rationale, rollback_plan, evidence, expected_outcome)
         )
 
-    def colony_record_outcome(
+    async def colony_record_outcome(
         agent_id: Annotated[str, _s("The agent the outcome is reported for.")],
         action_type: Annotated[str, _s("The action that was taken.")],
         target: Annotated[str, _s("The target the action affected.")],
@@ -181,15 +186,15 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
             )
         )
 
-    def colony_agent_profile(
+    async def colony_agent_profile(
         agent_id: Annotated[str, _s("The agent to look up.")],
     ) -> Annotated[CallToolResult, ProfileOutput]:
         return call_result(tools.colony_agent_profile(agent_id))
 
-    def colony_status() -> Annotated[CallToolResult, StatusOutput]:
+    async def colony_status() -> Annotated[CallToolResult, StatusOutput]:
         return call_result(tools.colony_status())
 
-    def colony_pheromone_query(
+    async def colony_pheromone_query(
         location: Annotated[str, _s("Dotted module path or file path to sense, e.g. 'pkg.git_ops.core'.")],
         signal_type: Annotated[
             str, Field(description="The signal type to sense.", json_schema_extra={"enum": SIGNAL_TYPES}, strict=True)
@@ -198,15 +203,18 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
     ) -> Annotated[CallToolResult, QueryOutput]:
         return call_result(tools.colony_pheromone_query(location, signal_type, include_descendants))
 
-    def colony_falsify_plan(
+    async def colony_falsify_plan(
         plan_json: Annotated[str, _s("The plan as a JSON object serialised to a string.")],
     ) -> Annotated[CallToolResult, FalsifyOutput]:
-        return call_result(tools.colony_falsify_plan(plan_json))
+        if tools.config.repo_root is None:
+            return call_result(tools.colony_falsify_plan(plan_json))
+        # With a repository root the checks may walk the tree: keep the event loop free.
+        return call_result(await anyio.to_thread.run_sync(tools.colony_falsify_plan, plan_json))
 
-    def colony_pruning_report() -> Annotated[CallToolResult, PruningOutput]:
+    async def colony_pruning_report() -> Annotated[CallToolResult, PruningOutput]:
         return call_result(tools.colony_pruning_report())
 
-    def colony_tick() -> Annotated[CallToolResult, StatusOutput]:
+    async def colony_tick() -> Annotated[CallToolResult, StatusOutput]:
         return call_result(tools.colony_tick())
 
     for fn, annotations in (
@@ -227,20 +235,20 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
 def _register_attested(server: "MCPServer", tools: "ColonyTools", d: dict[str, str], feedback_field: Any) -> None:
     pid = _s("proposal_id returned by colony_propose_action.")
 
-    def colony_authorize_execution(
+    async def colony_authorize_execution(
         proposal_id: Annotated[str, pid],
         actor_id: Annotated[str, _s("Who authorizes.")] = "executor",
     ) -> Annotated[CallToolResult, LedgerEventOutput]:
         return call_result(tools.colony_authorize_execution(proposal_id, actor_id))
 
-    def colony_record_execution_receipt(
+    async def colony_record_execution_receipt(
         proposal_id: Annotated[str, pid],
         receipt: Annotated[str, _s("The execution receipt as a JSON object serialised to a string.")],
         actor_id: Annotated[str, _s("Who executed.")] = "executor",
     ) -> Annotated[CallToolResult, LedgerEventOutput]:
         return call_result(tools.colony_record_execution_receipt(proposal_id, receipt, actor_id))
 
-    def colony_record_attested_outcome(
+    async def colony_record_attested_outcome(
         proposal_id: Annotated[str, pid],
         actual_outcome: Annotated[str, _s("What happened, in words.")],
         tests_passed: Annotated[bool, _s("Whether the post-action tests passed.")],
@@ -254,7 +262,7 @@ def _register_attested(server: "MCPServer", tools: "ColonyTools", d: dict[str, s
             )
         )
 
-    def colony_attestation_status(
+    async def colony_attestation_status(
         run_id: Annotated[str, _s("Run to validate; empty = this server's run.")] = "",
     ) -> Annotated[CallToolResult, AttestationStatusOutput]:
         return call_result(tools.colony_attestation_status(run_id))

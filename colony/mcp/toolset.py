@@ -3,7 +3,7 @@
 JSON in, JSON out: every method takes JSON-shaped arguments and returns a JSON object.
 Bad input and refused operations come back as ``{"error": message}`` with nothing
 changed; a verdict of HOLD or REFUSE is a normal result. Exceptions are translated to
-results in exactly one place (:func:`_translated`); an unexpected one is logged with its
+results in exactly one place (:func:`_boundary`); an unexpected one is logged with its
 traceback here and reaches the caller only as ``"internal error (logged)"``.
 
 >>> tools = ColonyTools()
@@ -15,6 +15,8 @@ traceback here and reaches the caller only as ``"internal error (logged)"``.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import logging
 import threading
@@ -46,11 +48,23 @@ def _translated(
     method: Callable[Concatenate[ColonyTools, P], dict[str, Any]],
 ) -> Callable[Concatenate[ColonyTools, P], dict[str, Any]]:
     """Serialise the call on the toolset's lock and turn any exception into ``{"error": ...}``."""
+    return _boundary(method, serialised=True)
 
+
+def _unserialised(
+    method: Callable[Concatenate[ColonyTools, P], dict[str, Any]],
+) -> Callable[Concatenate[ColonyTools, P], dict[str, Any]]:
+    """Like :func:`_translated` for a tool that reads no kernel state (it may run beside others)."""
+    return _boundary(method, serialised=False)
+
+
+def _boundary(
+    method: Callable[Concatenate[ColonyTools, P], dict[str, Any]], *, serialised: bool
+) -> Callable[Concatenate[ColonyTools, P], dict[str, Any]]:
     @functools.wraps(method)
     def call(self: ColonyTools, *args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
         try:
-            with self._lock:
+            with self._lock if serialised else contextlib.nullcontext():
                 return method(self, *args, **kwargs)
         except ColonyError as exc:
             return {"error": str(exc)}
@@ -77,7 +91,14 @@ class ColonyTools:
     """
 
     def __init__(self, config: ColonyKernelConfig | None = None, *, kernel: ColonyKernel | None = None) -> None:
-        self._config = kernel.config if kernel is not None else (config or ColonyKernelConfig())
+        if kernel is not None:
+            config, policy = kernel.config, kernel.policy
+        else:
+            config = config or ColonyKernelConfig()
+            policy = config.policy or (load_policy(config.config_dir) if config.config_dir is not None else default_policy())
+            config = dataclasses.replace(config, policy=policy)  # loaded once, here: a bad policy fails now
+        self._config = config
+        self._policy = policy
         self._kernel = kernel
         self._lock = threading.RLock()
         self._proposals: OrderedDict[str, ActionProposal] = OrderedDict()
@@ -88,18 +109,14 @@ class ColonyTools:
         return self._config
 
     @property
+    def policy(self) -> Policy:
+        """The policy in force (known before the kernel exists)."""
+        return self._policy
+
+    @property
     def attestation_enabled(self) -> bool:
         """Whether the attested lifecycle tools apply."""
         return self._config.attestation_mode != "disabled"
-
-    @property
-    def policy(self) -> Policy:
-        """The policy in force (read without starting the kernel)."""
-        if self._kernel is not None:
-            return self._kernel.policy
-        if self._config.policy is not None:
-            return self._config.policy
-        return load_policy(self._config.config_dir) if self._config.config_dir is not None else default_policy()
 
     @property
     def kernel(self) -> ColonyKernel:
@@ -274,11 +291,11 @@ class ColonyTools:
             "last_reinforced": s.last_reinforced,
         }
 
-    @_translated
+    @_unserialised
     def colony_falsify_plan(self, plan_json: str) -> dict[str, Any]:
         """Falsify a JSON plan without touching the colony (the server's repository root only)."""
         plan = inputs.json_object("plan_json", plan_json)
-        return falsify_plan(plan, policy=self.kernel.policy, repo_root=self._config.repo_root)
+        return falsify_plan(plan, policy=self.policy, repo_root=self._config.repo_root)
 
     @_translated
     def colony_pruning_report(self) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import pytest
 
 from colony import mcp_tools
 from colony.kernel import ColonyKernel, ColonyKernelConfig
+from colony.mcp.toolset import ColonyTools
 from tests.mcp.support import EVIDENCE
 
 
@@ -82,3 +83,9 @@ def test_calls_from_many_threads_are_serialised_and_all_recorded() -> None:
     for n in range(6):
         profile = mcp_tools.colony_agent_profile(f"agent-{n}")
         assert profile["total_proposals"] == 25 and profile["accepted_proposals"] == 25
+
+
+def test_attested_tools_without_attestation_are_errors() -> None:
+    tools = ColonyTools()
+    assert "attestation is disabled" in tools.colony_attestation_status()["error"]
+    assert "attestation is disabled" in tools.colony_authorize_execution("p-1")["error"]

@@ -1,0 +1,59 @@
+"""The attested lifecycle over MCP: authorize → receipt → attested outcome → a valid ledger."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp import Client
+
+from colony.kernel import ColonyKernelConfig
+from colony.mcp.toolset import ColonyTools
+from colony.server import build_server
+from tests.mcp.support import check_tool_list, err, ok, propose_args, record_args
+
+pytest.importorskip("colony.attestation.kernel_link", reason="the kernel's attestation link is not in this checkout yet")
+
+pytestmark = pytest.mark.anyio
+KEY = b"colony-mcp-test-key-0123456789abcdef"
+
+
+def _server(mode: str) -> object:
+    return build_server(ColonyTools(ColonyKernelConfig(attestation_mode=mode, attestation_key=KEY)))
+
+
+async def test_the_lifecycle_tools_appear_only_with_attestation() -> None:
+    async with Client(_server("optional")) as client:  # type: ignore[arg-type]
+        check_tool_list((await client.list_tools()).tools, attested=True)
+    async with Client(build_server()) as client:
+        check_tool_list((await client.list_tools()).tools)
+
+
+async def test_an_executed_proposal_goes_through_the_attested_lifecycle() -> None:
+    async with Client(_server("optional")) as client:  # type: ignore[arg-type]
+        call = client.call_tool
+        for i in range(10):
+            await ok(call, "colony_record_outcome", record_args("attested-agent", f"warmup.m{i}"))
+        proposal = await ok(call, "colony_propose_action", propose_args("attested-agent", "pkg.core"))
+        assert proposal["decision"] == "execute"
+        pid = proposal["proposal_id"]
+        assert "receipt" in (await err(call, "colony_record_attested_outcome", {"proposal_id": pid, "actual_outcome": "x", "tests_passed": True}))
+        authorized = await ok(call, "colony_authorize_execution", {"proposal_id": pid, "actor_id": "ci"})
+        assert authorized["event"]["event_type"] == "execution_authorization"
+        await err(call, "colony_authorize_execution", {"proposal_id": pid})  # an authorization is consumed once
+        receipt = json.dumps({"commit": "abc123", "command": "pytest -q"})
+        receipted = await ok(call, "colony_record_execution_receipt", {"proposal_id": pid, "receipt": receipt})
+        assert receipted["event"]["event_type"] == "execution_receipt"
+        outcome = await ok(call, "colony_record_attested_outcome", {"proposal_id": pid, "actual_outcome": "tests pass", "tests_passed": True})
+        assert outcome["linked"] is True and outcome["proposal_id"] == pid
+        await err(call, "colony_record_attested_outcome", {"proposal_id": pid, "actual_outcome": "again", "tests_passed": True})
+        status = await ok(call, "colony_attestation_status")
+        assert status["valid"] is True and status["event_count"] >= 5
+
+
+async def test_required_attestation_closes_the_unattested_report() -> None:
+    async with Client(_server("required")) as client:  # type: ignore[arg-type]
+        message = await err(client.call_tool, "colony_record_outcome", record_args("a", "pkg.core"))
+        assert "record_attested_outcome" in message
+        assert "not valid JSON" in await err(client.call_tool, "colony_record_execution_receipt", {"proposal_id": "p", "receipt": "{"})
+
