@@ -100,7 +100,8 @@ def _figure_global(registry: dict[str, Any]) -> Callable[[str], str]:
 
 
 def _line_of(exc: BaseException, name: str) -> int | None:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == name]
+    # jinja maps template lines into the traceback; DictLoader templates appear as "<template>"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in (name, "<template>")]
     return frames[-1].lineno if frames else getattr(exc, "lineno", None)
 
 

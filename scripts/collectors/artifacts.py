@@ -12,8 +12,8 @@ from scripts.hashing import file_sha256
 def replay(ctx: CollectContext) -> dict[str, Any]:
     """The paired-locality replay artefact (``colony replay`` / the replay notebook), if present."""
     path = ctx.config.out.replay
-    if not path.is_file():
-        return {"present": False}
+    if not path.is_file():  # same keys either way, so templates can be checked statically
+        return {"present": False, "file_sha256": None, "record": None}
     return {"present": True, "file_sha256": file_sha256(path), "record": ctx.read_json(path)}
 
 
