@@ -69,8 +69,10 @@ class AttestationLedger:
             handed connection to a file (no ephemeral keys there, or the ledger could not be
             validated after a restart); an in-memory ledger defaults to a random HMAC key.
         clock: seconds since the epoch for ``created_at``.
-        id_factory: returns fresh unique strings for event ids and nonces (default: uuid4 hex).
+        id_factory: returns fresh unique strings for event ids and nonces (default: 128 random bits, hex).
         lock: the lock guarding ``db`` when it is shared with its owner (default: a private RLock).
+        synchronous: SQLite's ``synchronous`` for a file the ledger opens. ``NORMAL`` (default) with
+            WAL survives a crash of the process; ``FULL`` also survives power loss, at one fsync per event.
     """
 
     def __init__(
@@ -179,7 +181,7 @@ class AttestationLedger:
         if isinstance(event.sequence, bool) or not isinstance(event.sequence, int) or event.sequence < 1:
             raise ValidationError("event.sequence", "must be an integer >= 1", value=event.sequence)
         c = event.created_at
-        if not isinstance(c, float) or not math.isfinite(c) or math.copysign(1.0, c) < 0 and c == 0:
+        if not isinstance(c, float) or not math.isfinite(c) or (c == 0 and math.copysign(1.0, c) < 0):
             raise ValidationError("event.created_at", "must be a finite float", value=c)
         links = P.read_links(event.event_type, event.payload)
         if not event.hash_matches():
@@ -195,7 +197,7 @@ class AttestationLedger:
             if repeated is not None:
                 raise AttestationError(repeated, status=S.DUPLICATE, event_id=event.event_id)
             self._check_and_insert(conn, event, links)
-        self._remember_head(event.run_id, event.event_hash)
+            self._remember_head(event.run_id, event.event_hash)
         return event
 
     def append_record(
@@ -237,7 +239,7 @@ class AttestationLedger:
             )
             event = draft.signed_loaded(self._signer)
             self._check_and_insert(conn, event, links, head=(seq, prev), payload_text=text)
-        self._remember_head(run_id, event.event_hash)
+            self._remember_head(run_id, event.event_hash)
         return event
 
     def _check_and_insert(
@@ -328,16 +330,17 @@ class AttestationLedger:
         return self.append_record(run_id, T.CALIBRATION, actor_id, P.calibration_payload(agent_id, calibration))
 
     # ------------------------------------------------------------------ reading
+    @staticmethod
+    def _decoded(row: tuple[Any, ...]) -> LedgerEvent:
+        stored = decode_row(row)
+        if stored.event is None:
+            raise AttestationError(stored.decode_error or "undecodable event", status=S.BAD_HASH, event_id=stored.event_id)
+        return stored.event
+
     def _select(self, where: str, params: tuple[Any, ...]) -> list[LedgerEvent]:
         with self._lock:
             rows = self._conn.execute(f"SELECT {ROW_COLUMNS} FROM attestation_events WHERE {where}", params).fetchall()
-        out = []
-        for row in rows:
-            stored = decode_row(row)
-            if stored.event is None:
-                raise AttestationError(stored.decode_error or "undecodable event", status=S.BAD_HASH, event_id=stored.event_id)
-            out.append(stored.event)
-        return out
+        return [self._decoded(row) for row in rows]
 
     def get_event(self, event_id: str, *, run_id: str | None = None) -> LedgerEvent:
         """The event with ``event_id`` (in ``run_id`` if given); NotFoundError if absent."""
@@ -358,10 +361,9 @@ class AttestationLedger:
 
     def child_event(self, run_id: str, parent_event_id: str, event_type: LedgerEventType) -> LedgerEvent | None:
         """The event of ``event_type`` that consumes ``parent_event_id``, if any (keyed lookup)."""
-        found = self._select(
-            "run_id = ? AND parent_event_id = ? AND event_type = ? LIMIT 1", (run_id, parent_event_id, event_type.value)
-        )
-        return found[0] if found else None
+        with self._lock:
+            row = self._conn.execute(store.child_sql(event_type, ROW_COLUMNS), (run_id, parent_event_id)).fetchone()
+        return None if row is None else self._decoded(row)
 
     def export_run(self, run_id: str) -> list[dict[str, Any]]:
         """The run as JSON-shaped event dicts (``LedgerEvent.to_dict``), in sequence order."""

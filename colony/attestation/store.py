@@ -9,6 +9,7 @@ indexes, so the rules also hold for writers that bypass
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from colony.errors import NotFoundError, ValidationError
 __all__ = [
     "CONSUMING_TYPES",
     "SqlRunView",
+    "child_sql",
     "connect",
     "connect_read_only",
     "create_schema",
@@ -47,6 +49,22 @@ CONSUMING_TYPES = (
     LedgerEventType.REJECTION,
 )
 _CONSUMING_SQL = ", ".join(f"'{t.value}'" for t in CONSUMING_TYPES)
+
+
+@functools.cache
+def child_sql(event_type: LedgerEventType, columns: str) -> str:
+    """The query for the ``event_type`` consumer of a parent (parameters: run_id, parent_event_id).
+
+    The type is a literal and the partial index's condition is repeated, so SQLite seeks
+    ``attestation_consumed_once`` directly (a bound type would rebuild the IN list per call).
+    """
+    if event_type not in CONSUMING_TYPES:
+        raise ValidationError("event_type", f"{event_type} events consume nothing", value=event_type)
+    return (
+        f"SELECT {columns} FROM attestation_events WHERE run_id = ? AND parent_event_id = ?"
+        f" AND event_type = '{event_type.value}' AND event_type IN ({_CONSUMING_SQL}) LIMIT 1"
+    )
+
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS attestation_meta (
@@ -78,7 +96,6 @@ CREATE UNIQUE INDEX IF NOT EXISTS attestation_run_proposal_once
 CREATE UNIQUE INDEX IF NOT EXISTS attestation_consumed_once
     ON attestation_events (run_id, parent_event_id, event_type) WHERE event_type IN ({_CONSUMING_SQL});
 CREATE INDEX IF NOT EXISTS attestation_run_proposal ON attestation_events (run_id, proposal_id, event_type);
-CREATE INDEX IF NOT EXISTS attestation_run_parent ON attestation_events (run_id, parent_event_id, event_type);
 """
 
 
@@ -250,8 +267,5 @@ class SqlRunView:
         return None if row is None else str(row[0])
 
     def child(self, parent_event_id: str, event_type: LedgerEventType) -> str | None:
-        row = self._conn.execute(
-            "SELECT event_id FROM attestation_events WHERE run_id = ? AND parent_event_id = ? AND event_type = ? LIMIT 1",
-            (self._run, parent_event_id, event_type.value),
-        ).fetchone()
+        row = self._conn.execute(child_sql(event_type, "event_id"), (self._run, parent_event_id)).fetchone()
         return None if row is None else str(row[0])

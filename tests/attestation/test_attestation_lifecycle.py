@@ -11,6 +11,8 @@ import pytest
 from attestation_support import HMAC_KEY, gate, proposal, run_to
 
 from colony.attestation import AttestationLedger, AttestedLifecycle, HMACSigner, open_lifecycle
+from colony.attestation.events import LedgerEventType as T
+from colony.attestation.store import child_sql
 from colony.errors import AttestationError, ConfigError, NotFoundError, ValidationError
 
 
@@ -249,7 +251,7 @@ def test_lookups_by_proposal_and_parent_use_indexes(ledger: AttestationLedger) -
     plans = {
         "proposal": "SELECT event_id FROM attestation_events WHERE run_id = 'r' AND proposal_id = 'p' AND event_type = 'proposal'",
         "proposal events": "SELECT event_id FROM attestation_events WHERE run_id = 'r' AND proposal_id = 'p'",
-        "child": "SELECT event_id FROM attestation_events WHERE run_id = 'r' AND parent_event_id = 'e' AND event_type = 'outcome'",
+        "child": child_sql(T.OUTCOME, "event_id").replace("?", "'x'"),
         "head": "SELECT sequence, event_hash FROM attestation_events WHERE run_id = 'r' ORDER BY sequence DESC LIMIT 1",
         "event": "SELECT event_type FROM attestation_events WHERE event_id = 'e' AND run_id = 'r'",
     }
