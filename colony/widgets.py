@@ -101,15 +101,13 @@ class GateExplorer:
         self.decision = widgets.HTML()
         self.decision.add_class(DECISION_CLASS)
         self.details = widgets.HTML()
-        self.heatmap = widgets.Image(format="png", layout=widgets.Layout(width="34em"))
+        self.heatmap = widgets.Image(format="png", layout=widgets.Layout(width="34em", height="auto"))
         self._grid_cache: dict[tuple[Any, ...], tuple[list[list[int]], list[list[float]]]] = {}
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
-        self.widget = widgets.HBox(
-            [widgets.VBox([*self.controls.values(), self.decision, self.details]), self.heatmap]
-            if render
-            else [widgets.VBox([*self.controls.values(), self.decision, self.details])]
-        )
+        panel = widgets.VBox([*self.controls.values(), self.decision, self.details])
+        top = widgets.Layout(align_items="flex-start")
+        self.widget = widgets.HBox([panel, self.heatmap] if render else [panel], layout=top)
         self._update()
 
     # --------------------------------------------------------------- state
@@ -202,7 +200,9 @@ class GateExplorer:
             mids = [(a + b) / 2 for a, b in zip(values, values[1:], strict=False)]
             ax.contour(self._trust_axis, self._hazard_axis, scores, levels=mids, colors="k", linewidths=0.4)
         hazard = max(s.risk, s.failure)
-        ax.plot([s.trust_score], [hazard], marker="X", markersize=12, color="black", markeredgecolor="white")
+        ax.plot(
+            [s.trust_score], [hazard], marker="X", markersize=12, color="black", markeredgecolor="white", clip_on=False, zorder=5
+        )
         ax.set_xlabel("trust")
         ax.set_ylabel("effective hazard max(RISK, FAILURE)")
         score = self.gate.evaluate_inputs(s).gate_score
@@ -241,10 +241,11 @@ class DecayExplorer:
             "ticks": widgets.IntSlider(value=min(limit, 20), min=1, max=limit, description="ticks", style=style),
         }
         self.summary = widgets.HTML()
-        self.plot = widgets.Image(format="png", layout=widgets.Layout(width="32em"))
+        self.plot = widgets.Image(format="png", layout=widgets.Layout(width="32em", height="auto"))
         for control in self.controls.values():
             control.observe(lambda _c: self._update(), names="value")
-        self.widget = widgets.HBox([widgets.VBox([*self.controls.values(), self.summary]), self.plot])
+        panel = widgets.VBox([*self.controls.values(), self.summary])
+        self.widget = widgets.HBox([panel, self.plot], layout=widgets.Layout(align_items="flex-start"))
         self._update()
 
     def result(self) -> dict[str, Any]:

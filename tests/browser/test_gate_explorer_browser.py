@@ -1,0 +1,147 @@
+"""The gate explorer in a real JupyterLab, driven through headless Chromium.
+
+Starts JupyterLab on 127.0.0.1 with a random token over a temporary copy of the
+landscape notebook, runs every cell from the Run menu, moves the trust slider with the
+keyboard and checks that the decision text becomes what the real gate says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from colony.actuation_gate import ActuationGate, GateInputs
+from colony.pheromone_store import PheromoneStore
+from colony.widgets import DECISION_CLASS
+
+CHROMIUM = Path("/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = "04_gate_landscape.ipynb"
+SCREENSHOT = ROOT / "output" / "screenshots" / "gate_explorer.png"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.xdist_group("browser"),
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[str]:
+    """A JupyterLab server over a copy of the notebook; yields the notebook URL (with token)."""
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    shutil.copy(ROOT / "notebooks" / NOTEBOOK, root / NOTEBOOK)
+    config = tmp_path / "jupyter-config"
+    (config / "labconfig").mkdir(parents=True)
+    # no "subscribe to news?" toast over the page
+    disabled = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
+    (config / "labconfig" / "page_config.json").write_text(json.dumps(disabled))
+    port, token = _free_port(), secrets.token_hex(16)
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    log = (tmp_path / "lab.log").open("w")
+    jupyter = Path(sys.executable).parent / "jupyter"
+    proc = subprocess.Popen(
+        [
+            str(jupyter),
+            "lab",
+            "--no-browser",
+            "--ip",
+            "127.0.0.1",
+            f"--port={port}",
+            f"--ServerApp.token={token}",
+            "--allow-root",
+            f"--ServerApp.root_dir={root}",
+            f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not start:\n{(tmp_path / 'lab.log').read_text()[-3000:]}")
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/lab/tree/{NOTEBOOK}?token={token}"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+        log.close()
+
+
+def test_moving_the_trust_slider_changes_the_decision(lab: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    gate = ActuationGate(pheromone_store=PheromoneStore())
+    initial = gate.evaluate_inputs(GateInputs(trust_score=0.5)).decision.value.upper()
+    at_zero = gate.evaluate_inputs(GateInputs(trust_score=0.0)).decision.value.upper()
+    assert initial != at_zero
+    decision = f".{DECISION_CLASS}"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(lab, timeout=60_000)
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            page.get_by_text("| Idle").first.wait_for(timeout=60_000)  # the kernel is up
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+            try:
+                page.wait_for_selector(decision, timeout=90_000)
+            except Exception:
+                SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SCREENSHOT.with_name("gate_explorer_failure.png")))
+                raise
+            assert initial in page.inner_text(decision)
+            handle = page.locator(".widget-slider .noUi-handle").first  # the first slider is trust
+            handle.focus()
+            page.keyboard.press("Home")
+            page.wait_for_function(
+                "([sel, text]) => document.querySelector(sel).innerText.includes(text)", arg=[decision, at_zero], timeout=30_000
+            )
+            assert initial not in page.inner_text(decision)
+            page.get_by_text("| Idle").first.wait_for(timeout=30_000)  # the heatmap has been redrawn
+            page.locator(decision).scroll_into_view_if_needed()
+            SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOT))
+        finally:
+            browser.close()
+    assert SCREENSHOT.read_bytes().startswith(b"\x89PNG")
