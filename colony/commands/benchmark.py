@@ -81,28 +81,11 @@ def _fmt_rate(m: dict[str, Any]) -> str:
     return f"{m['value']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}] ({m['numerator']:g}/{m['denominator']:g})"
 
 
-def summary(results: dict[str, Any]) -> dict[str, Any]:
-    """The headline numbers of a study result, JSON-shaped."""
-    a = results["analysis"]
-    keys = ("failure_rate", "harm_per_item", "execution_volume", "hold_rate", "refusal_rate", "utility_per_item")
-    conditions = {c: {k: a["per_condition"][c]["metrics"][k] for k in keys} for c in a["conditions"]}
-    hypotheses = {h: v["verdict"] for h, v in a["hypotheses"].items()}
-    out = {"conditions": conditions, "hypotheses": hypotheses}
-    if "verification" in results:
-        v = results["verification"]
-        out["verification"] = {
-            "differential_points": v["differential"]["points"],
-            "differential_disagreements": v["differential"]["disagreements"],
-            "invariants_hold": v["invariants"]["all_hold"],
-            "formal": f"{v['formal']['proved']}/{v['formal']['total']} proved" if v["formal"]["z3_available"] else "unavailable",
-        }
-    return out
-
-
 def run_command(args: argparse.Namespace) -> int:
     """Run the study; print progress to stderr and a summary to stdout."""
     from colony.research.study import run_study
     from colony.research.study_config import load_study_config
+    from colony.research.tables import headline
 
     if args.warmup_ticks is not None and args.warmup_ticks < 0:
         raise ValidationError("--warmup-ticks", "must be >= 0", value=args.warmup_ticks)
@@ -131,7 +114,7 @@ def run_command(args: argparse.Namespace) -> int:
         )
     out = run_study(cfg, output_dir=args.output, parallel=args.parallel, verify=not args.no_verify, progress=progress)
     elapsed = time.perf_counter() - start
-    info = summary(out.results)
+    info = headline(out.results)
     info["files"] = {k: str(v) for k, v in out.paths.items()}
     info["proposals"] = out.proposals
     info["elapsed_seconds"] = round(elapsed, 3)
