@@ -26,8 +26,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import socket
+import sqlite3
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,7 +48,7 @@ from colony.mcp import http
 from colony.mcp.registry import error_result, register_tools
 from colony.mcp.toolset import INTERNAL_ERROR, ColonyTools
 
-__all__ = ["ColonyMCPServer", "build_parser", "build_server", "main"]
+__all__ = ["ColonyMCPServer", "add_arguments", "build_parser", "build_server", "main", "run"]
 
 log = logging.getLogger("colony.mcp")
 
@@ -110,9 +113,8 @@ def build_server(
     return server
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Arguments of ``colony mcp`` (also ``python -m colony.server``)."""
-    p = argparse.ArgumentParser(prog="colony mcp", description="Serve the colony tools over MCP (stdio by default).")
+def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the ``colony mcp`` options to ``p`` (for the ``colony`` CLI's subcommand) and return it."""
     p.add_argument("--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)")
@@ -126,6 +128,13 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m colony.server`` (the same options as ``colony mcp``)."""
+    return add_arguments(
+        argparse.ArgumentParser(prog="colony mcp", description="Serve the colony tools over MCP (stdio by default).")
+    )
+
+
 def _tools_from(args: argparse.Namespace) -> ColonyTools:
     config = ColonyKernelConfig(
         state_path=args.state,
@@ -135,7 +144,10 @@ def _tools_from(args: argparse.Namespace) -> ColonyTools:
     )
     tools = ColonyTools(config)
     if args.state is not None:
-        tools.kernel  # noqa: B018 - open the state file now, so a bad path fails at start-up
+        try:
+            tools.kernel  # noqa: B018 - open the state file now, so a bad path fails at start-up
+        except (OSError, sqlite3.Error) as exc:
+            raise ColonyError(f"cannot open the state file {str(args.state)!r}: {exc}") from exc
     return tools
 
 
@@ -163,15 +175,17 @@ def _serve_http(tools: ColonyTools, args: argparse.Namespace) -> None:
     uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``colony mcp``; returns the exit code (2 for bad arguments or configuration)."""
-    args = build_parser().parse_args(argv)
+def run(args: argparse.Namespace) -> int:
+    """Serve with parsed ``colony mcp`` arguments until stopped; returns the exit code (2: bad setup)."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         tools = _tools_from(args)
     except ColonyError as exc:
         print(f"colony mcp: error: {exc}", file=sys.stderr)
         return 2
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM stops the server like Ctrl-C: in-flight work finishes and the state file is closed.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         if args.http:
             _serve_http(tools, args)
@@ -185,6 +199,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         tools.close()
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``colony mcp`` / ``python -m colony.server``: parse ``argv`` and :func:`run`."""
+    return run(build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -37,14 +37,18 @@ async def test_an_executed_proposal_goes_through_the_attested_lifecycle() -> Non
         proposal = await ok(call, "colony_propose_action", propose_args("attested-agent", "pkg.core"))
         assert proposal["decision"] == "execute"
         pid = proposal["proposal_id"]
-        assert "receipt" in (await err(call, "colony_record_attested_outcome", {"proposal_id": pid, "actual_outcome": "x", "tests_passed": True}))
+        assert "receipt" in (
+            await err(call, "colony_record_attested_outcome", {"proposal_id": pid, "actual_outcome": "x", "tests_passed": True})
+        )
         authorized = await ok(call, "colony_authorize_execution", {"proposal_id": pid, "actor_id": "ci"})
         assert authorized["event"]["event_type"] == "execution_authorization"
         await err(call, "colony_authorize_execution", {"proposal_id": pid})  # an authorization is consumed once
         receipt = json.dumps({"commit": "abc123", "command": "pytest -q"})
         receipted = await ok(call, "colony_record_execution_receipt", {"proposal_id": pid, "receipt": receipt})
         assert receipted["event"]["event_type"] == "execution_receipt"
-        outcome = await ok(call, "colony_record_attested_outcome", {"proposal_id": pid, "actual_outcome": "tests pass", "tests_passed": True})
+        outcome = await ok(
+            call, "colony_record_attested_outcome", {"proposal_id": pid, "actual_outcome": "tests pass", "tests_passed": True}
+        )
         assert outcome["linked"] is True and outcome["proposal_id"] == pid
         await err(call, "colony_record_attested_outcome", {"proposal_id": pid, "actual_outcome": "again", "tests_passed": True})
         status = await ok(call, "colony_attestation_status")
@@ -55,5 +59,6 @@ async def test_required_attestation_closes_the_unattested_report() -> None:
     async with Client(_server("required")) as client:  # type: ignore[arg-type]
         message = await err(client.call_tool, "colony_record_outcome", record_args("a", "pkg.core"))
         assert "record_attested_outcome" in message
-        assert "not valid JSON" in await err(client.call_tool, "colony_record_execution_receipt", {"proposal_id": "p", "receipt": "{"})
-
+        assert "not valid JSON" in await err(
+            client.call_tool, "colony_record_execution_receipt", {"proposal_id": "p", "receipt": "{"}
+        )

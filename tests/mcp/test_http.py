@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from colony.kernel import ColonyKernel, ColonyKernelConfig
 from tests.mcp.support import (
     ROOT,
     SERVER_MODULE,
@@ -157,3 +160,22 @@ async def test_a_generated_token_is_printed_once_and_an_environment_token_never(
     finally:
         given.stop()
     assert TOKEN not in given.stderr and "shown once" not in given.stderr
+
+
+@pytest.mark.anyio
+async def test_sigterm_stops_the_server_cleanly_and_its_state_is_kept(tmp_path: Path) -> None:
+    state = tmp_path / "colony.sqlite"
+    server = start_http_server("--state", str(state))
+    try:
+        async with server.client() as client:
+            recorded = await ok(client.call_tool, "colony_record_outcome", record_args("kept", "pkg.kept"))
+    finally:
+        server.proc.send_signal(signal.SIGTERM)
+        returncode = server.proc.wait(30)
+    assert returncode == 0, server.stderr
+    kernel = ColonyKernel(ColonyKernelConfig(state_path=state))
+    try:
+        record = kernel.consequence_memory.get_record(recorded["proposal_id"])
+        assert record is not None and record.consequence_id == recorded["consequence_id"]
+    finally:
+        kernel.close()

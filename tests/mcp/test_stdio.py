@@ -114,3 +114,16 @@ def test_bad_configuration_stops_the_command_with_exit_code_2(tmp_path: Path) ->
     assert done.returncode == 2
     assert "colony mcp: error: config policy" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""
+
+
+def test_an_unusable_state_path_stops_the_command_with_exit_code_2(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, *SERVER_MODULE, "--state", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert "colony mcp: error: cannot open the state file" in done.stderr and "Traceback" not in done.stderr
