@@ -141,7 +141,9 @@ def _start_http() -> tuple[subprocess.Popen[str], str]:
 
 
 def _http_client(url: str) -> Client:
-    return Client(streamable_http_client(url, http_client=httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)))
+    return Client(
+        streamable_http_client(url, http_client=httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60))
+    )
 
 
 async def _mixed(url: str, n: int, calls: int, samples: list[float]) -> None:
@@ -219,7 +221,9 @@ def main(argv: list[str]) -> int:
         for transport, rows in (("in_memory", in_memory), ("stdio", stdio))
     }
     for transport, c in checks.items():
-        print(f"target {transport}: propose p50 {c['propose_p50_ms']:.3f} ms <= {c['target_ms']} ms: {'met' if c['met'] else 'MISSED'}")
+        print(
+            f"target {transport}: propose p50 {c['propose_p50_ms']:.3f} ms <= {c['target_ms']} ms: {'met' if c['met'] else 'MISSED'}"
+        )
     path = write_artefact("mcp", {"in_memory": in_memory, "stdio": stdio, "http": http, "targets": checks, "quick": args.quick})
     print(f"wrote {path}")
     return 0

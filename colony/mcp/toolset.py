@@ -39,7 +39,7 @@ INTERNAL_ERROR = "internal error (logged)"
 MCP_AGENT_TYPE = "mcp_agent"
 RECORD_RATIONALE = "Outcome recorded via colony_record_outcome MCP tool."
 # How many recent proposals the tool layer remembers so an outcome can be linked by id.
-PROPOSAL_MEMORY = 50_000
+PROPOSAL_MEMORY = 10_000
 
 P = ParamSpec("P")
 
