@@ -9,9 +9,12 @@ notebook's error (exception name, value, cell) is kept in its result.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,8 +138,35 @@ def plan_parameters(notebooks: Mapping[str, Path], parameters: Mapping[str, Any]
     return {name: validate_against(name, specs[name], values) for name, values in plan.items()}
 
 
+@contextmanager
+def _stderr_to(path: Path) -> Iterator[None]:
+    """Point file descriptor 2 (inherited by the kernel process) at ``path`` for the duration."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with path.open("wb") as log:
+            os.dup2(log.fileno(), 2)
+            try:
+                yield
+            finally:
+                sys.stderr.flush()
+                os.dup2(saved, 2)
+    finally:
+        os.close(saved)
+
+
 def _execute(name: str, input_path: str, output_path: str, parameters: dict[str, Any], cwd: str) -> NotebookResult:
-    """Worker: run one notebook with papermill; never raises for a failing notebook."""
+    """Worker: run one notebook with papermill; never raises for a failing notebook.
+
+    The kernel's own stderr (warnings, crash output) goes to ``<output dir>/logs/<name>.log``.
+    """
+    log_path = Path(output_path).parent / "logs" / f"{name}.log"
+    with _stderr_to(log_path):
+        return _execute_logged(name, input_path, output_path, parameters, cwd)
+
+
+def _execute_logged(name: str, input_path: str, output_path: str, parameters: dict[str, Any], cwd: str) -> NotebookResult:
     import papermill as pm
 
     start = time.perf_counter()

@@ -22,6 +22,7 @@ from tests.conftest import make_proposal
 pytestmark = pytest.mark.xdist_group("notebooks")
 
 ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ("01_paired_locality", "02_decay", "03_trust", "04_gate_landscape")
 
 PARAMETERS = {
     "01_paired_locality": {"agent_trust": 0.6, "recovery_ticks": 12},
@@ -48,6 +49,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Note
     out = tmp_path_factory.mktemp("notebooks")
     seen: list[tuple[str, int, int]] = []
     results = run_all(
+        names=list(NOTEBOOKS),
         parameters=PARAMETERS,
         parallel=2,
         output_dir=out,
@@ -63,7 +65,7 @@ def _json(out: Path, name: str) -> dict:
 
 def test_all_four_run_in_parallel_and_report_progress(runs) -> None:
     out, results, seen = runs
-    assert list(results) == ["01_paired_locality", "02_decay", "03_trust", "04_gate_landscape"]
+    assert tuple(results) == NOTEBOOKS
     assert all(r.ok for r in results.values()), {n: r.error for n, r in results.items()}
     assert sorted(done for _, done, _ in seen) == [1, 2, 3, 4] and {t for _, _, t in seen} == {4}
     for name, r in results.items():
@@ -73,6 +75,7 @@ def test_all_four_run_in_parallel_and_report_progress(runs) -> None:
         assert r.cell_time_s > 0.0 and r.duration_s >= r.cell_time_s
         figures = list((out / "figures").glob(f"{name}_*.png"))
         assert figures and all(f.read_bytes().startswith(b"\x89PNG") for f in figures)
+        assert (out / "logs" / f"{name}.log").exists()  # the kernel's stderr, kept off the console
 
 
 def test_paired_locality_json_is_the_library_record(runs) -> None:
