@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -179,3 +180,20 @@ async def test_sigterm_stops_the_server_cleanly_and_its_state_is_kept(tmp_path: 
         assert record is not None and record.consequence_id == recorded["consequence_id"]
     finally:
         kernel.close()
+
+
+def test_a_busy_port_or_a_bad_port_is_exit_code_2() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        for value, expected in ((str(port), "cannot bind 127.0.0.1"), ("70000", "expected a port in 0..65535")):
+            done = subprocess.run(
+                [sys.executable, *SERVER_MODULE, "--http", "--port", value],
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+                timeout=60,
+                stdin=subprocess.DEVNULL,
+            )
+            assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr
