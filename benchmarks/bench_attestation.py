@@ -113,13 +113,19 @@ def fill(life: AttestedLifecycle, events: int) -> None:
         life.record_outcome(pid, {"tests_passed": True}, "obs")
 
 
-def validate_time(life: AttestedLifecycle) -> tuple[float, int]:
+def validate_time(life: AttestedLifecycle) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds, events) of validating the lifecycle's run."""
     gc.collect()
-    t = time.perf_counter()
+    c, t = time.thread_time(), time.perf_counter()
     result = life.status()
-    elapsed = time.perf_counter() - t
+    elapsed, cpu = time.perf_counter() - t, time.thread_time() - c
     assert result.valid, result.errors[:3]
-    return elapsed, result.event_count
+    return elapsed, cpu, result.event_count
+
+
+def _validation(results: dict[str, Any], key: str, label: str, elapsed: float, cpu: float, count: int) -> None:
+    results[key] = {"seconds": elapsed, "cpu_seconds": cpu, "us_per_event": elapsed / count * 1e6}
+    print(f"  {label:<12} {count:>7} events: {elapsed:6.2f} s wall, {cpu:6.2f} s CPU  ({cpu / count * 1e6:5.1f} µs CPU/event)")
 
 
 def _line(label: str, s: dict[str, float], target: float | None = None) -> str:
@@ -173,15 +179,18 @@ def main(argv: list[str]) -> int:
         for size in sizes:
             life = lifecycle(":memory:", hmac)
             fill(life, size)
-            elapsed, count = validate_time(life)
-            results[f"validate_hmac_memory_{count}"] = {"seconds": elapsed, "us_per_event": elapsed / count * 1e6}
-            print(f"  {count:>7} events: {elapsed:6.2f} s  ({elapsed / count * 1e6:5.1f} µs/event)")
+            elapsed, cpu, count = validate_time(life)
+            _validation(results, f"validate_hmac_memory_{count}", "hmac memory", elapsed, cpu, count)
             big, last = life, count
         assert big is not None
         if not args.quick:
-            passed = results["validate_hmac_memory_100000"]["seconds"] <= TARGET_VALIDATE_100K_S
+            got = results["validate_hmac_memory_100000"]
+            passed = got["seconds"] <= TARGET_VALIDATE_100K_S
             ok &= passed
-            print(f"  100k target ≤ {TARGET_VALIDATE_100K_S:.0f} s: {'PASS' if passed else 'FAIL'}")
+            print(
+                f"  100k target ≤ {TARGET_VALIDATE_100K_S:.0f} s: {'PASS' if passed else 'FAIL'} wall"
+                f" ({'PASS' if got['cpu_seconds'] <= TARGET_VALIDATE_100K_S else 'FAIL'} on CPU time)"
+            )
         s = propose_cost(big, n)
         results[f"propose_hmac_memory_after_{last}"] = s
         print(_line(f"propose with {last} events already", s, TARGET_PROPOSE_HMAC_P99_US))
@@ -190,18 +199,14 @@ def main(argv: list[str]) -> int:
         print("validation, SQLite file and Ed25519:")
         file_life = lifecycle(Path(tmp) / "big.db", hmac)
         fill(file_life, sizes[-1])
-        elapsed, count = validate_time(file_life)
-        results[f"validate_hmac_file_{count}"] = {"seconds": elapsed, "us_per_event": elapsed / count * 1e6}
-        print(f"  hmac file    {count:>7} events: {elapsed:6.2f} s  ({elapsed / count * 1e6:5.1f} µs/event)")
+        elapsed, cpu, count = validate_time(file_life)
+        _validation(results, f"validate_hmac_file_{count}", "hmac file", elapsed, cpu, count)
         file_life.ledger.close()
         ed_life = lifecycle(":memory:", ed)
         fill(ed_life, ed_size)
-        elapsed, count = validate_time(ed_life)
-        results[f"validate_ed25519_memory_{count}"] = {"seconds": elapsed, "us_per_event": elapsed / count * 1e6}
-        print(
-            f"  ed25519 mem  {count:>7} events: {elapsed:6.2f} s  ({elapsed / count * 1e6:5.1f} µs/event;"
-            f" 100k ≈ {elapsed / count * 1e5:.1f} s)"
-        )
+        elapsed, cpu, count = validate_time(ed_life)
+        _validation(results, f"validate_ed25519_memory_{count}", "ed25519 mem", elapsed, cpu, count)
+        print(f"  (ed25519: 100k events ≈ {cpu / count * 1e5:.1f} s CPU, one signature verification per event)")
         ed_life.ledger.close()
     share = (time.process_time() - cpu0) / (time.perf_counter() - wall0)
     results["cpu_share"] = share
