@@ -69,11 +69,11 @@ CREATE TABLE IF NOT EXISTS consequence_history (
     consequence_id TEXT NOT NULL,
     PRIMARY KEY (agent_id, seq)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS agent_proposals (
+CREATE TABLE IF NOT EXISTS proposals (
+    proposal_id TEXT PRIMARY KEY,
     agent_id TEXT NOT NULL,
-    proposal_id TEXT NOT NULL,
-    PRIMARY KEY (agent_id, proposal_id)
-) WITHOUT ROWID;
+    proposal_json TEXT NOT NULL
+);
 """
 
 _POSITIVE = frozenset({"good", "approve", "yes", "+"})
@@ -219,22 +219,31 @@ class ConsequenceMemory:
         )
         self._cache(profile.agent_id, profile.copy())
 
-    def note_proposal(self, profile: AgentTrustProfile, proposal_id: str) -> bool:
-        """Count ``proposal_id`` once for the profile's agent; True if it was new (profile updated in place)."""
+    def note_proposal(self, profile: AgentTrustProfile, proposal: ActionProposal) -> bool:
+        """Store ``proposal`` and count it once for the profile's agent; True if it was new.
+
+        The profile is updated in place. A proposal id already used by another agent is a
+        ConflictError (ids identify one agent's proposal).
+        """
         cur = self.db.conn.execute(
-            "INSERT OR IGNORE INTO agent_proposals (agent_id, proposal_id) VALUES (?, ?)",
-            (profile.agent_id, proposal_id),
+            "INSERT OR IGNORE INTO proposals (proposal_id, agent_id, proposal_json) VALUES (?, ?, ?)",
+            (proposal.proposal_id, proposal.agent_id, json.dumps(proposal.to_dict(), sort_keys=True)),
         )
         if cur.rowcount:
             profile.total_proposals += 1
             return True
+        row = self.db.conn.execute("SELECT agent_id FROM proposals WHERE proposal_id = ?", (proposal.proposal_id,)).fetchone()
+        if row[0] != proposal.agent_id:
+            raise ConflictError(
+                f"proposal id {proposal.proposal_id!r} belongs to agent {row[0]!r}, not {proposal.agent_id!r}",
+                ident=proposal.proposal_id,
+            )
         return False
 
-    def proposal_seen(self, agent_id: str, proposal_id: str) -> bool:
-        row = self.db.conn.execute(
-            "SELECT 1 FROM agent_proposals WHERE agent_id = ? AND proposal_id = ?", (agent_id, proposal_id)
-        ).fetchone()
-        return row is not None
+    def get_proposal(self, proposal_id: str) -> ActionProposal | None:
+        """The proposal stored under ``proposal_id`` (first seen version), or None."""
+        row = self.db.conn.execute("SELECT proposal_json FROM proposals WHERE proposal_id = ?", (proposal_id,)).fetchone()
+        return ActionProposal.from_dict(json.loads(row[0])) if row else None
 
     # -------------------------------------------------------------- outcomes
     def has_outcome(self, proposal_id: str) -> bool:

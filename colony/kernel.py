@@ -227,7 +227,7 @@ class ColonyKernel:
             budget_ok = self.resource_ledger.can_afford(proposal.budget_estimate)[0]
             memory = self.consequence_memory
             profile = memory.get_profile(proposal.agent_id)
-            is_new = memory.note_proposal(profile, proposal.proposal_id)
+            is_new = memory.note_proposal(profile, proposal)
             if self.role_adapter.update(profile) or is_new:
                 memory.save_profile(profile)
             result = self.gate.evaluate(
@@ -334,7 +334,7 @@ class ColonyKernel:
     ) -> ConsequenceRecord:
         memory = self.consequence_memory
         profile = memory.get_profile(proposal.agent_id)
-        memory.note_proposal(profile, proposal.proposal_id)
+        memory.note_proposal(profile, proposal)
         delta = memory.trust_delta(tests_passed=tests_passed, repair_needed=repair, human_feedback=feedback)
         record = ConsequenceRecord(proposal, action_taken, summary, tests_passed, feedback, repair, delta, self._clock())
         memory.record(record, profile, attested=attested)
@@ -420,6 +420,13 @@ class ColonyKernel:
             return None
         with self._lock:
             return self.attestation.status(run_id or self.run_id)
+
+    def get_proposal(self, proposal_id: str) -> ActionProposal | None:
+        """A proposal the kernel has seen (through propose or an outcome report), or None."""
+        if not isinstance(proposal_id, str) or not proposal_id.strip():
+            raise ValidationError("proposal_id", "must be a non-empty string", value=proposal_id)
+        with self._lock:
+            return self.consequence_memory.get_proposal(proposal_id)
 
     def falsify_plan(self, plan: Any) -> dict[str, Any]:
         """Run the falsification checks on a plan without depositing anything.

@@ -37,7 +37,7 @@ def test_non_finite_feedback_is_rejected(text: str) -> None:
 def _record(mem: ConsequenceMemory, agent: str, passed: bool, repair: bool = False, fb: float = 0.0) -> ConsequenceRecord:
     p = make_proposal(agent_id=agent)
     profile = mem.get_profile(agent)
-    mem.note_proposal(profile, p.proposal_id)
+    mem.note_proposal(profile, p)
     delta = mem.trust_delta(tests_passed=passed, repair_needed=repair, human_feedback=fb)
     rec = ConsequenceRecord(p, "patch", "done", passed, fb, repair, delta)
     mem.record(rec, profile)
@@ -87,3 +87,17 @@ def test_recent_consequences_are_newest_first() -> None:
     got = [c["consequence_id"] for c in mem.recent_consequences(2)]
     assert got == ids[::-1][:2]
     assert mem.get_record(mem.recent_consequences(1)[0]["proposal_id"]).consequence_id == ids[-1]
+
+
+def test_proposals_are_stored_and_ids_belong_to_one_agent() -> None:
+    mem = ConsequenceMemory()
+    p = make_proposal(agent_id="a")
+    profile = mem.get_profile("a")
+    assert mem.note_proposal(profile, p) is True
+    assert mem.note_proposal(profile, p) is False
+    assert profile.total_proposals == 1
+    assert mem.get_proposal(p.proposal_id) == p
+    assert mem.get_proposal("nope") is None
+    other = make_proposal(agent_id="b", proposal_id=p.proposal_id)
+    with pytest.raises(ConflictError, match="belongs to agent 'a'"):
+        mem.note_proposal(mem.get_profile("b"), other)

@@ -218,3 +218,13 @@ def test_pruning_report_is_counted_in_status() -> None:
 def test_attestation_mode_is_validated() -> None:
     with pytest.raises(ValidationError, match="attestation_mode"):
         ColonyKernelConfig(attestation_mode="sometimes")
+
+
+def test_get_proposal_returns_what_the_kernel_saw() -> None:
+    kernel = ColonyKernel()
+    p = make_proposal()
+    assert kernel.get_proposal(p.proposal_id) is None
+    kernel.propose_action(p)
+    assert kernel.get_proposal(p.proposal_id) == p
+    with pytest.raises(ValidationError):
+        kernel.get_proposal("")
