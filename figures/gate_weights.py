@@ -23,30 +23,21 @@ def plot(ctx: FigureContext) -> Figure:
     for label, low, high, shade in bands:
         axes.axvspan(low, high, color=shade, zorder=0)
         axes.text((low + high) / 2, 1.55, label, ha="center", va="center", fontsize=9, weight="bold")
+    label_box = {"facecolor": "white", "alpha": 0.9, "edgecolor": "none", "pad": 1.5}
     left = 0.0
     for name, colour, hatch in zip(COMPONENTS, COLOURS, HATCHES, strict=True):
         width = weights[name]
-        axes.barh(
-            [1.0],
-            [width],
-            left=left,
-            height=0.5,
-            color=OKABE_ITO[colour],
-            hatch=hatch,
-            edgecolor="white",
-            label=f"{name} ({width:g})",
-        )
-        axes.text(left + width / 2, 1.0, name, ha="center", va="center", color="white", fontsize=8, weight="bold")
+        axes.barh([1.0], [width], left=left, height=0.5, color=OKABE_ITO[colour], hatch=hatch, edgecolor="white")
+        axes.text(left + width / 2, 1.0, f"{name}\n{width:g}", ha="center", va="center", fontsize=8, bbox=label_box)
         left += width
-    for value in (hold, execute):
+    for name, value in (("hold", hold), ("execute", execute)):
         axes.axvline(value, color=OKABE_ITO["black"], linestyle="--", linewidth=1.0)
-        axes.text(value, 0.55, f"{value:g}", ha="center", va="top", fontsize=8)
+        axes.text(value, 0.55, f"{name} at {value:g}", ha="center", va="center", fontsize=8, bbox=label_box)
     axes.set_xlim(0.0, 1.0)
-    axes.set_ylim(0.35, 1.8)
+    axes.set_ylim(0.4, 1.75)
     axes.set_yticks([])
     axes.set_xlabel("gate score (each component contributes at most its weight)")
     axes.grid(False)
-    axes.legend(loc="lower center", bbox_to_anchor=(0.5, -0.62), ncol=4, fontsize=8)
     return figure
 
 

@@ -13,7 +13,7 @@ def plot(ctx: FigureContext) -> Figure:
     tests: dict[str, int] = ctx.var("gates.tests")
     coverage: dict[str, float] = ctx.var("gates.coverage")
     figure = new_figure(ctx.spec.size)
-    left, right = figure.subplots(1, 2, width_ratios=[1.2, 1.0])
+    left, right = figure.subplots(1, 2, width_ratios=[1.3, 1.0])
     outcomes = ("passed", "skipped", "failed", "errors")
     colours = ("bluish_green", "sky_blue", "vermillion", "reddish_purple")
     bars = left.bar(
@@ -22,17 +22,19 @@ def plot(ctx: FigureContext) -> Figure:
     left.bar_label(bars, fontsize=8)
     left.set_ylabel("tests")
     left.set_title("test outcomes")
-    measures = ("statements + branches", "branches")
+    box = {"facecolor": "white", "alpha": 0.9, "edgecolor": "none", "pad": 1.5}
+    measures = ("statements\n+ branches", "branches\nonly")
     values = (coverage["percent"], coverage["branch_percent"])
-    cov_bars = right.barh(
+    cov_bars = right.bar(
         measures, values, color=[OKABE_ITO["blue"], OKABE_ITO["orange"]], hatch=["", "//"], edgecolor="black", linewidth=0.5
     )
-    right.bar_label(cov_bars, labels=[f"{v:.1f}%" for v in values], fontsize=8, padding=2)
-    right.axvline(coverage["floor"], color=OKABE_ITO["black"], linestyle="--", linewidth=1.0)
-    right.text(coverage["floor"], 1.45, f"floor {coverage['floor']:g}%", ha="center", fontsize=8)
-    right.set_xlim(0, 100)
-    right.set_ylim(-0.6, 1.7)
-    right.set_xlabel("coverage (%)")
+    for bar, value in zip(cov_bars, values, strict=True):
+        right.text(bar.get_x() + bar.get_width() / 2, value / 2, f"{value:.1f}%", ha="center", va="center", fontsize=8, bbox=box)
+    right.axhline(coverage["floor"], color=OKABE_ITO["black"], linestyle="--", linewidth=1.0)
+    right.text(1.45, coverage["floor"], f"floor\n{coverage['floor']:g}%", ha="left", va="center", fontsize=8, bbox=box)
+    right.set_ylim(0, 100)
+    right.set_xlim(-0.6, 1.9)
+    right.set_ylabel("coverage (%)")
     right.set_title("coverage")
     return figure
 
@@ -47,9 +49,9 @@ FIGURE = FigureSpec(
     alt="Two bar charts: counts of passed, skipped, failed and errored tests; two coverage bars against a dashed floor line.",
     description=(
         "The left panel shows four vertical bars with printed counts for passed, skipped, failed and errored tests; in a "
-        "green build the failed and errored bars are empty. The right panel shows two horizontal bars, combined statement "
+        "green build the failed and errored bars are empty. The right panel shows two vertical bars, combined statement "
         "and branch coverage (solid) and branch-only coverage (hatched), each labelled with its percentage, and a dashed "
-        "vertical line at the coverage floor taken from pyproject.toml; the build stops if the combined bar ends left of it."
+        "horizontal line at the coverage floor taken from pyproject.toml; the build stops if the combined bar ends below it."
     ),
     evidence_class="quality-gate",
     inputs=["gates.tests", "gates.coverage"],

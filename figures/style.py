@@ -45,6 +45,7 @@ RC: Any = {  # Any: matplotlib types rcParams keys as a closed Literal set
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
+    "axes.axisbelow": True,
     "grid.color": "#d0d0d0",
     "grid.linewidth": 0.6,
     "legend.frameon": False,

@@ -1,6 +1,6 @@
 """The one command: gates -> notebooks -> variables -> figures -> compile -> validate -> bundle.
 
-    python scripts/build.py [--root DIR] [--force]
+    python scripts/build.py [--root DIR] [--output-dir DIR] [--force]
 
 Prints one progress line per stage ("skipped (cached)" or its duration) and ends with the paths
 of paper.html, paper.pdf and the bundle. Any failure names the stage (and gate) and the reason,
@@ -23,7 +23,7 @@ if __package__ in (None, ""):  # run as a file: import from the repository root
 from scripts import bundle, compile, gates, render_figures, run_notebooks, validate, variables
 from scripts.buildconfig import BuildConfig
 from scripts.errors import BuildError
-from scripts.stage import StageResult, StageRunner, format_result
+from scripts.stage import StageResult, StageRunner, add_config_arguments, config_from_arguments, format_result
 from scripts.status import clear, mark_failed, mark_in_progress
 
 __all__ = ["STAGES", "build", "main"]
@@ -68,11 +68,10 @@ def build(config: BuildConfig, *, force: bool = False, stream: TextIO | None = N
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line entry point; returns the exit status."""
     parser = argparse.ArgumentParser(prog="scripts/build.py", description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current directory)")
-    parser.add_argument("--force", action="store_true", help="ignore every stage cache")
+    add_config_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        config = BuildConfig.load(args.root)
+        config = config_from_arguments(args)
     except BuildError as exc:
         print(f"build failed: {exc}", file=sys.stderr)
         return 1

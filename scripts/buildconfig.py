@@ -107,6 +107,7 @@ class BuildConfig:
     pytest_inputs: tuple[str, ...] = ()
     policy_module: str = ""
     config_glob: str = ""
+    lock_files: tuple[str, ...] = ("requirements.lock", "uv.lock")
     gate_timeout: float = 1800.0
 
     @classmethod
@@ -127,7 +128,17 @@ class BuildConfig:
         tests_dir = str(options.get("tests_dir", "tests"))
         defaults: dict[str, Any] = {
             "lint_paths": (package, "scripts", "figures", tests_dir, "benchmarks"),
-            "pytest_inputs": (package, tests_dir, "scripts", "figures", "notebooks", "benchmarks", "pyproject.toml", "uv.lock"),
+            "pytest_inputs": (
+                package,
+                tests_dir,
+                "scripts",
+                "figures",
+                "notebooks",
+                "benchmarks",
+                "pyproject.toml",
+                "requirements.lock",
+                "uv.lock",
+            ),
             "policy_module": f"{package}.config",
             "config_glob": f"{package}/config/*.yaml",
         }
@@ -136,7 +147,7 @@ class BuildConfig:
         if unknown:
             raise BuildError("config", f"unknown [tool.colony.build] keys {unknown}")
         values = {**defaults, **options}
-        for key in ("lint_paths", "pytest_args", "pytest_inputs"):
+        for key in ("lint_paths", "pytest_args", "pytest_inputs", "lock_files"):
             if key in values:
                 values[key] = tuple(str(v) for v in values[key])
         return cls(root=root, name=name, version=version, package=package, **values)

@@ -91,8 +91,11 @@ def _entries(config: BuildConfig) -> tuple[list[Entry], dict[str, Any]]:
     entries += [Entry(e["file"], "figure", out.root / e["file"]) for e in registry["figures"]]
     if out.replay.is_file():
         entries.append(Entry("data/replay.json", "replay-artifact", out.replay))
-    if (config.root / "uv.lock").is_file():
-        entries.append(Entry("reproducibility/uv.lock", "reproducibility-input", config.root / "uv.lock"))
+    entries += [
+        Entry(f"reproducibility/{n}", "reproducibility-input", config.root / n)
+        for n in config.lock_files
+        if (config.root / n).is_file()
+    ]
     if config.config_glob:
         entries += [
             Entry(f"reproducibility/config/{p.name}", "reproducibility-input", p)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -13,7 +14,7 @@ from scripts.buildconfig import BuildConfig
 from scripts.errors import BuildError
 from scripts.status import mark_failed
 
-__all__ = ["StageResult", "StageRunner", "format_result", "stage_main"]
+__all__ = ["StageResult", "StageRunner", "add_config_arguments", "config_from_arguments", "format_result", "stage_main"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +37,31 @@ def format_result(result: StageResult) -> str:
     return f"{state}{' - ' + result.summary if result.summary else ''}"
 
 
-def stage_main(name: str, run: StageRunner, argv: Sequence[str] | None = None) -> int:
-    """Run one stage from the command line: ``--root DIR`` and ``--force``; exit 1 on failure."""
-    parser = argparse.ArgumentParser(prog=f"scripts/{name}.py", description=f"Run the {name} stage alone.")
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--root``, ``--output-dir`` and ``--force``, shared by the build and every stage."""
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current directory)")
-    parser.add_argument("--force", action="store_true", help="ignore the stage cache")
-    args = parser.parse_args(argv)
+    parser.add_argument("--output-dir", type=Path, help="write outputs here instead of <root>/output")
+    parser.add_argument("--force", action="store_true", help="ignore the stage caches")
+
+
+def config_from_arguments(args: argparse.Namespace) -> BuildConfig:
+    """The build configuration the parsed arguments select."""
     config = BuildConfig.load(args.root)
+    if args.output_dir is not None:
+        config = dataclasses.replace(config, output_dir=str(args.output_dir.absolute()))
+    return config
+
+
+def stage_main(name: str, run: StageRunner, argv: Sequence[str] | None = None) -> int:
+    """Run one stage from the command line (``--root``, ``--output-dir``, ``--force``); exit 1 on failure."""
+    parser = argparse.ArgumentParser(prog=f"scripts/{name}.py", description=f"Run the {name} stage alone.")
+    add_config_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        config = config_from_arguments(args)
+    except BuildError as exc:
+        print(f"FAILED {exc}", file=sys.stderr)
+        return 1
     print(f"{name} ...", flush=True)
     started = time.perf_counter()
     try:

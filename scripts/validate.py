@@ -18,7 +18,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from html.parser import HTMLParser
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 if __package__ in (None, ""):  # run as a file: import from the repository root
@@ -38,7 +38,7 @@ from scripts.stage import StageResult, stage_main
 from scripts.status import require_current
 from scripts.variables import load_snapshot
 
-__all__ = ["CLAIM_CLASSES", "CLAIM_STATUSES", "bib_keys", "check_claims", "run"]
+__all__ = ["CLAIM_CLASSES", "CLAIM_STATUSES", "bib_keys", "check_claims", "evidence_path", "run"]
 
 CLAIM_CLASSES = frozenset(
     {"definition", "implementation_contract", "local_measurement", "hypothesis", "analogy", "external_scholarship"}
@@ -81,6 +81,16 @@ def bib_keys(path: Path) -> set[str]:
     return set(BIB_KEY.findall(path.read_text(encoding="utf-8"))) if path.is_file() else set()
 
 
+def evidence_path(config: BuildConfig, rel: str) -> Path | None:
+    """Where an evidence path points (``output/...`` means the configured output directory); None if it escapes."""
+    pure = PurePosixPath(rel)
+    if not rel or pure.is_absolute() or ".." in pure.parts:
+        return None
+    if pure.parts[0] == "output":
+        return config.out.root.joinpath(*pure.parts[1:])
+    return config.root / pure
+
+
 def check_claims(config: BuildConfig, manuscript: Manuscript) -> list[str]:
     """Problems with the claim ledger (ids, classes, statuses, evidence paths, citations)."""
     path = manuscript.claims
@@ -112,8 +122,8 @@ def check_claims(config: BuildConfig, manuscript: Manuscript) -> list[str]:
             problems.append(f"{path.name}: {cid}: needs at least one evidence path")
             evidence = []
         for rel in evidence:
-            target = (config.root / str(rel)).resolve()
-            if Path(str(rel)).is_absolute() or not target.is_relative_to(config.root):
+            target = evidence_path(config, str(rel))
+            if target is None:
                 problems.append(f"{path.name}: {cid}: evidence {rel!r} is outside the project")
             elif not target.exists():
                 problems.append(f"{path.name}: {cid}: evidence {rel!r} does not exist")
@@ -134,8 +144,11 @@ def _evidence_state(config: BuildConfig, manuscript: Manuscript) -> dict[str, st
     state = {}
     for claim in data.get("claims") or []:
         for rel in (claim.get("evidence") or []) if isinstance(claim, dict) else []:
-            target = config.root / str(rel)
-            state[str(rel)] = file_sha256(target) if target.is_file() else ("dir" if target.is_dir() else "missing")
+            target = evidence_path(config, str(rel))
+            if target is None or not target.exists():
+                state[str(rel)] = "missing"
+            else:
+                state[str(rel)] = file_sha256(target) if target.is_file() else "dir"
     return state
 
 

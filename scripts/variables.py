@@ -10,6 +10,7 @@ Run alone: ``python scripts/variables.py [--root DIR] [--force]``.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import subprocess
@@ -68,7 +69,8 @@ def _key_source(config: BuildConfig, source: str) -> str:
     if source.startswith("env:"):
         return os.environ.get(source[4:], "")
     pattern = _expand(config, source)
-    return digest_files(config.root, sorted(config.root.glob(pattern)) or [config.root / pattern])
+    matches = sorted(config.root / p for p in glob.glob(pattern, root_dir=config.root))  # an absolute pattern stays absolute
+    return digest_files(config.root, matches or [config.root / pattern])
 
 
 def input_key(config: BuildConfig, collectors: dict[str, Collector]) -> str:

@@ -76,15 +76,14 @@ def tools(ctx: CollectContext) -> dict[str, Any]:
     }
 
 
-@collector("digests", inputs=("{package}", "pyproject.toml", "uv.lock", "{manuscript}", "{figures}"))
+@collector("digests", inputs=("{package}", "pyproject.toml", "*.lock", "{manuscript}", "{figures}"))
 def digests(ctx: CollectContext) -> dict[str, Any]:
-    """SHA-256 of the package source, pyproject, lockfile, configuration, manuscript and figure sources."""
+    """SHA-256 of the package source, pyproject, lock files, configuration, manuscript and figure sources."""
     cfg = ctx.config
-    lock = cfg.root / "uv.lock"
     return {
         "source": digest_files(cfg.root, [cfg.root / cfg.package]),
         "pyproject": file_sha256(cfg.root / "pyproject.toml"),
-        "lockfile": file_sha256(lock) if lock.is_file() else None,
+        "lockfiles": {name: file_sha256(cfg.root / name) for name in cfg.lock_files if (cfg.root / name).is_file()},
         "config": digest_files(cfg.root, sorted(cfg.root.glob(cfg.config_glob))) if cfg.config_glob else None,
         "manuscript": digest_files(cfg.root, [cfg.manuscript]),
         "figures": digest_files(cfg.root, [cfg.figures]),
