@@ -5,7 +5,7 @@ notebook's wall time beyond its cells' own execution time (kernel start, papermi
 saving); the targets are ≤ 1.2 s overhead per notebook and parallel wall time
 ≤ 0.65 × serial with 2 workers.
 
-    python benchmarks/bench_notebooks.py [--repeat N] [--workers 2]
+    python benchmarks/bench_notebooks.py [--repeat N] [--workers 2] [--names 01_paired_locality ...]
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ OVERHEAD_TARGET_S = 1.2
 RATIO_TARGET = 0.65
 
 
-def _timed_run(parallel: int, out: Path) -> tuple[float, list[NotebookResult]]:
+def _timed_run(parallel: int, out: Path, names: list[str] | None) -> tuple[float, list[NotebookResult]]:
     start = time.perf_counter()
-    results = run_all(parallel=parallel, output_dir=out, cwd=ROOT)
+    results = run_all(names=names, parallel=parallel, output_dir=out, cwd=ROOT)
     wall = time.perf_counter() - start
     failed = [r for r in results if not r.ok]
     if failed:
@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2, help="runs per mode; the fastest counts (default 2)")
     parser.add_argument("--workers", type=int, default=2, help="workers in the parallel mode (default 2)")
+    parser.add_argument("--names", nargs="*", default=None, help="notebooks to run (default: all)")
     parser.add_argument("--output", default=str(ROOT / "output" / "benchmarks" / "notebooks.json"))
     args = parser.parse_args(argv)
 
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             best: tuple[float, list[NotebookResult]] | None = None
             walls = []
             for i in range(args.repeat):
-                wall, results = _timed_run(parallel, out / f"{label}-{i}")
+                wall, results = _timed_run(parallel, out / f"{label}-{i}", args.names)
                 walls.append(wall)
                 if best is None or wall < best[0]:
                     best = (wall, results)
@@ -79,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpus": os.cpu_count(),
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "repeat": args.repeat,
+        "names": [n["name"] for n in serial["notebooks"]],
         "serial": serial,
         "parallel": par,
         "overhead_per_notebook_s": {"mean": statistics.mean(overheads), "max": max(overheads)},
