@@ -5,15 +5,13 @@ notebook's wall time beyond its cells' own execution time (kernel start, papermi
 saving); the targets are ≤ 1.2 s overhead per notebook and parallel wall time
 ≤ 0.65 × serial with 2 workers.
 
-    python benchmarks/bench_notebooks.py [--repeat N] [--workers 2] [--names 01_paired_locality ...]
+    python -m benchmarks.bench_notebooks [--repeat N] [--workers 2] [--names 01_paired_locality ...]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -21,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import write_artefact
 from colony.notebooks import NotebookResult, run_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +42,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=2, help="runs per mode; the fastest counts (default 2)")
     parser.add_argument("--workers", type=int, default=2, help="workers in the parallel mode (default 2)")
     parser.add_argument("--names", nargs="*", default=None, help="notebooks to run (default: all)")
-    parser.add_argument("--output", default=str(ROOT / "output" / "benchmarks" / "notebooks.json"))
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="colony-bench-nb-") as tmp:
@@ -75,9 +73,6 @@ def main(argv: list[str] | None = None) -> int:
     overheads = [n["overhead_s"] for n in serial["notebooks"]]
     ratio = par["wall_s"] / serial["wall_s"]
     report = {
-        "benchmark": "notebooks",
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "repeat": args.repeat,
         "names": [n["name"] for n in serial["notebooks"]],
@@ -92,9 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             "ratio_met": ratio <= RATIO_TARGET,
         },
     }
-    path = Path(args.output)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    path = write_artefact("notebooks", report)
 
     print(f"{'notebook':22} {'wall s':>8} {'cells s':>8} {'overhead s':>11}")
     for n in serial["notebooks"]:

@@ -19,7 +19,7 @@ import json
 import math
 import os
 import tokenize
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -189,8 +189,3 @@ def parse_assignment(text: str) -> tuple[str | None, str, Any]:
     except (ValueError, SyntaxError):
         value = raw
     return (notebook if dot else None), key, value
-
-
-def declared_names(specs: Mapping[str, Mapping[str, NotebookParameter]]) -> Iterable[str]:
-    """All parameter names declared by any of the notebooks."""
-    return sorted({k for spec in specs.values() for k in spec})

@@ -120,7 +120,9 @@ def plan_parameters(notebooks: Mapping[str, Path], parameters: Mapping[str, Any]
     scoped: dict[str, dict[str, Any]] = {}
     for key, value in (parameters or {}).items():
         target = next((n for n in notebooks if key in (n, n.partition("_")[2])), None)
-        if target is not None and isinstance(value, Mapping):
+        if isinstance(value, Mapping):
+            if target is None:
+                raise ValidationError(key, f"names no selected notebook; selected: {list(notebooks)}", value=dict(value))
             scoped.setdefault(target, {}).update(value)
             continue
         if key == RUNNER_PARAMETER:

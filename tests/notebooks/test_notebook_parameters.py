@@ -92,6 +92,7 @@ def test_plan_applies_shared_keys_to_declaring_notebooks_and_scoped_keys_to_one(
         ({"02_decay": {"output_dir": "/tmp/x"}}, "02_decay.output_dir"),
         ({"03_trust": {"agent_trust": 0.5}}, "03_trust.agent_trust"),
         ({"agent_trust": "high"}, "01_paired_locality.agent_trust"),
+        ({"99_missing": {"x": 1}}, "99_missing"),
     ],
 )
 def test_run_all_rejects_bad_parameters_before_creating_anything(tmp_path: Path, params: dict, field: str) -> None:
