@@ -182,8 +182,9 @@ def percentile_interval(replicates: Sequence[float], confidence: float) -> tuple
     v = sorted(replicates)
     b = len(v)
     alpha = 1.0 - confidence
-    lo = min(b - 1, max(0, math.floor(b * alpha / 2)))
-    hi = min(b - 1, max(0, math.ceil(b * (1 - alpha / 2)) - 1))
+    # the 1e-9 keeps 1 − 0.9 = 0.0999… from moving an index
+    lo = min(b - 1, max(0, math.floor(b * alpha / 2 + 1e-9)))
+    hi = min(b - 1, max(0, math.ceil(b * (1 - alpha / 2) - 1e-9) - 1))
     return v[lo], v[hi]
 
 

@@ -83,7 +83,7 @@ def plot_hypotheses(results: dict[str, Any]) -> Figure:
         if "estimate" in r:
             panels.append((h, r, v["verdict"]))
         else:
-            panels.extend((f"{h} {k}", d, v["verdicts"][k]) for k, d in r.items())
+            panels.extend((f"{h} {k}", d, v["verdicts"][k]) for k, d in sorted(r.items()))
     fig, axes = _figure(11, 2.6, len(panels))
     for ax, (label, d, verdict) in zip(axes, panels, strict=True):
         if d.get("estimate") is not None:

@@ -24,6 +24,7 @@ import multiprocessing
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +71,12 @@ class StudyOutputs:
     proposals: int
 
 
+@lru_cache(maxsize=1)
 def code_digest() -> str:
-    """SHA-256 over the colony package's Python sources (sorted relative path + bytes)."""
+    """SHA-256 over the colony package's Python sources (sorted relative path + bytes).
+
+    Computed once per process, so every study a process writes names the code it imported.
+    """
     root = Path(colony.__file__).parent
     h = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):

@@ -75,7 +75,7 @@ def hypothesis_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for h, v in results["analysis"]["hypotheses"].items():
         r = v["result"]
-        parts = [(h, r, v["verdict"])] if "estimate" in r else [(f"{h} {k}", d, v["verdicts"][k]) for k, d in r.items()]
+        parts = [(h, r, v["verdict"])] if "estimate" in r else [(f"{h} {k}", d, v["verdicts"][k]) for k, d in sorted(r.items())]
         for label, d, verdict in parts:
             rows.append({
                 "hypothesis": label,

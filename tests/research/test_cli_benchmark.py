@@ -1,0 +1,83 @@
+"""``colony benchmark run`` / ``analyze``: a real subprocess, exit codes, progress and files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from colony.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = ["--runs", "2", "--items", "8", "--warmup-ticks", "1", "--bootstrap-samples", "100"]
+
+
+def test_run_as_a_subprocess_prints_progress_and_writes_the_files(tmp_path: Path) -> None:
+    out = tmp_path / "research"
+    proc = subprocess.run(
+        [sys.executable, "-m", "colony.cli", "benchmark", "run", *SMALL, "--seed", "7", "--output", str(out), "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "run 1/2 done" in proc.stderr and "run 2/2 done" in proc.stderr
+    info = json.loads(proc.stdout)
+    assert set(info["hypotheses"]) == {"H1", "H2", "H3", "H4"}
+    assert info["verification"]["differential_disagreements"] == 0 and info["verification"]["differential_points"] >= 100_000
+    assert info["proposals"] > 0 and info["proposals_per_second"] > 0
+    for name in ("study.json", "traces.jsonl", "workload.json", "workload.manifest.json"):
+        assert (out / name).is_file()
+    study = json.loads((out / "study.json").read_text())
+    assert study["parameters"]["study"]["seed"] == 7 and study["parameters"]["study"]["runs"] == 2
+    m = info["conditions"]["composite"]["failure_rate"]
+    assert m["denominator"] == study["analysis"]["per_condition"]["composite"]["totals"]["executed"]
+
+
+def test_analyze_checks_a_study_against_its_traces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r"
+    assert main(["benchmark", "run", *SMALL, "--no-verify", "--quiet", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "composite:" in printed and "failure_rate" in printed and "H1:" in printed
+    assert main(["benchmark", "analyze", "--traces", str(out / "traces.jsonl"), "--check", str(out / "study.json")]) == 0
+    assert json.loads(capsys.readouterr().out)["identical"] is True
+    study = json.loads((out / "study.json").read_text())
+    study["analysis"]["hypotheses"]["H1"]["verdict"] = "supported by wishful thinking"
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(study))
+    assert main(["benchmark", "analyze", "--traces", str(out / "traces.jsonl"), "--check", str(tampered)]) == 1
+    assert json.loads(capsys.readouterr().out)["identical"] is False
+    recomputed = tmp_path / "analysis.json"
+    assert main(["benchmark", "analyze", "--traces", str(out / "traces.jsonl"), "--output", str(recomputed)]) == 0
+    assert json.loads(recomputed.read_text()) == json.loads((out / "study.json").read_text())["analysis"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["benchmark", "run", "--runs", "0"],
+        ["benchmark", "run", "--seed", "-1"],
+        ["benchmark", "run", "--parallel", "x"],
+    ],
+)
+def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "expected" in capsys.readouterr().err
+
+
+def test_bad_values_exit_2_with_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["benchmark", "run", "--runs", "1", "--bootstrap-samples", "50", "--output", str(tmp_path)]) == 2
+    assert "analysis.bootstrap_samples" in capsys.readouterr().err
+    assert main(["benchmark", "run", "--warmup-ticks", "-1", "--output", str(tmp_path)]) == 2
+    assert "--warmup-ticks" in capsys.readouterr().err
+    assert main(["benchmark", "analyze", "--traces", str(tmp_path / "absent.jsonl")]) == 2
+    assert "traces" in capsys.readouterr().err
+    assert not (tmp_path / "study.json").exists()
+
+
+def test_benchmark_without_an_action_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["benchmark"]) == 2
+    assert "run" in capsys.readouterr().out
