@@ -70,15 +70,17 @@ def z3_available() -> bool:
     return importlib.util.find_spec("z3") is not None
 
 
-def _encode(policy: Policy) -> dict[str, tuple[Any, list[Any], str]]:
-    """Each obligation as (claim, domain constraints, "forall" | "exists")."""
+def _encode(policy: Policy, ctx: Any) -> dict[str, tuple[Any, list[Any], str]]:
+    """Each obligation as (claim, domain constraints, "forall" | "exists"), built in the z3 context ``ctx``."""
     import z3
 
     g = policy.gate
     w, rc = g.weights, g.risk_component
 
     def q(x: float) -> Any:
-        return z3.RealVal(str(x))
+        return z3.RealVal(str(x), ctx)
+
+    zero, one = z3.RealVal(0, ctx), z3.RealVal(1, ctx)
 
     floor, full, partial = q(g.trust_hard_floor), q(g.trust_full_credit), q(g.trust_partial_credit)
     medium, high = q(g.hazard_medium), q(g.hazard_high)
@@ -88,21 +90,27 @@ def _encode(policy: Policy) -> dict[str, tuple[Any, list[Any], str]]:
         return z3.If(h >= high, q(rc.high), z3.If(h >= medium, q(rc.medium), q(rc.clear)))
 
     def tau(t: Any, n: Any) -> Any:
-        base = z3.If(t >= full, z3.RealVal(1), partial)
+        base = z3.If(t >= full, one, partial)
         cut = base - q(g.recent_failure_penalty)
-        return z3.If(n >= g.recent_failure_threshold, z3.If(cut > 0, cut, z3.RealVal(0)), base)
+        return z3.If(n >= g.recent_failure_threshold, z3.If(cut > 0, cut, zero), base)
 
     def score(t: Any, r: Any, f: Any, m: Any, n: Any) -> Any:
         hazard = z3.If(r >= f, r, f)
         c = 1 - z3.ToReal(m) * q(g.missing_field_penalty)
-        completeness = z3.If(c > 0, c, z3.RealVal(0))
+        completeness = z3.If(c > 0, c, zero)
         return q(w.budget) + q(w.risk) * rho(hazard) + q(w.trust) * tau(t, n) + q(w.completeness) * completeness
 
     def rank(s: Any) -> Any:
         return z3.If(s >= execute, 2, z3.If(s >= hold, 1, 0))
 
     def vars_(suffix: str = "") -> tuple[Any, Any, Any, Any, Any]:
-        return (z3.Real(f"t{suffix}"), z3.Real(f"r{suffix}"), z3.Real(f"f{suffix}"), z3.Int(f"m{suffix}"), z3.Int(f"n{suffix}"))
+        return (
+            z3.Real(f"t{suffix}", ctx),
+            z3.Real(f"r{suffix}", ctx),
+            z3.Real(f"f{suffix}", ctx),
+            z3.Int(f"m{suffix}", ctx),
+            z3.Int(f"n{suffix}", ctx),
+        )
 
     def domain(t: Any, r: Any, f: Any, m: Any, n: Any) -> list[Any]:
         return [t >= floor, t <= 1, r >= 0, f >= 0, m >= 0, m <= 3, n >= 0]
@@ -128,15 +136,15 @@ def _encode(policy: Policy) -> dict[str, tuple[Any, list[Any], str]]:
 
     forall("score_in_unit_interval", z3.And(s >= 0, s <= 1), base_dom)
     s2, dom2 = pair("rf")
-    r2, f2 = z3.Real("r2"), z3.Real("f2")
+    r2, f2 = z3.Real("r2", ctx), z3.Real("f2", ctx)
     forall("monotone_in_hazard", z3.Implies(z3.And(r <= r2, f <= f2), s2 <= s), dom2)
     s2, dom2 = pair("t")
-    forall("monotone_in_trust", z3.Implies(t <= z3.Real("t2"), s <= s2), dom2)
+    forall("monotone_in_trust", z3.Implies(t <= z3.Real("t2", ctx), s <= s2), dom2)
     s2, dom2 = pair("m")
-    forall("monotone_in_missing", z3.Implies(m <= z3.Int("m2"), s2 <= s), dom2)
+    forall("monotone_in_missing", z3.Implies(m <= z3.Int("m2", ctx), s2 <= s), dom2)
     s2, dom2 = pair("n")
-    forall("recent_failures_never_help", z3.Implies(n <= z3.Int("n2"), s2 <= s), dom2)
-    a, b = z3.Real("s1"), z3.Real("s2")
+    forall("recent_failures_never_help", z3.Implies(n <= z3.Int("n2", ctx), s2 <= s), dom2)
+    a, b = z3.Real("s1", ctx), z3.Real("s2", ctx)
     forall("routing_monotone", z3.Implies(a <= b, rank(a) <= rank(b)), [a >= 0, b <= 1])
     exists("hold_band_reachable", z3.And(s >= hold, s < execute), base_dom)
     exists("execute_band_reachable", s >= execute, base_dom)
@@ -149,9 +157,9 @@ def _encode(policy: Policy) -> dict[str, tuple[Any, list[Any], str]]:
         z3.And(s >= hold, s < execute),
         [*base_dom, t < full, hazard == one_failure, m == 0, n < g.recent_failure_threshold],
     )
-    h = z3.Real("h")
+    h = z3.Real("h", ctx)
     cap = q(policy.proposal.proposal_deposit_cap)
-    forall("proposal_cap_below_hold_band", rho(h) == rho(z3.RealVal(0)), [h >= 0, h <= cap])
+    forall("proposal_cap_below_hold_band", rho(h) == rho(zero), [h >= 0, h <= cap])
     return obligations
 
 
@@ -166,11 +174,13 @@ def check_obligations(policy: Policy | None = None, *, timeout_ms: int = 2000) -
         return [FormalResult(n, s, UNAVAILABLE, "z3-solver is not installed") for n, s in OBLIGATIONS.items()]
     import z3
 
-    encoded = _encode(policy)
+    # a fresh context per call: models (witnesses, counterexamples) do not depend on earlier calls
+    ctx = z3.Context()
+    encoded = _encode(policy, ctx)
     results = []
     for name, statement in OBLIGATIONS.items():
         claim, domain, kind = encoded[name]
-        solver = z3.Solver()
+        solver = z3.Solver(ctx=ctx)
         solver.set("timeout", timeout_ms)
         solver.add(*domain)
         solver.add(z3.Not(claim) if kind == "forall" else claim)

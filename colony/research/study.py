@@ -21,8 +21,9 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -36,7 +37,8 @@ from colony.research.conditions import build_conditions
 from colony.research.runner import TRACE_FIELDS, RunResult, run_one
 from colony.research.seeding import canonical_json, sha256_bytes, sha256_file
 from colony.research.study_config import StudyConfig, parse_study_config
-from colony.research.workload import RunWorkload, Workload, generate_workload, write_workload
+from colony.research.verification import verification_summary
+from colony.research.workload import RunWorkload, generate_workload, write_workload
 
 __all__ = ["SCHEMA", "StudyOutputs", "code_digest", "read_traces", "reanalyze", "run_study"]
 
@@ -90,14 +92,10 @@ def _task(args: tuple[StudyConfig, Policy, RunWorkload]) -> RunResult:
     return run_one(cfg, policy, run)
 
 
-def _results(cfg: StudyConfig, policy: Policy, workload: Workload, parallel: int) -> Iterator[RunResult]:
-    tasks = [(cfg, policy, run) for run in workload.runs]
-    if parallel <= 1 or len(tasks) <= 1:
-        yield from map(_task, tasks)
-        return
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(parallel, len(tasks)), mp_context=ctx) as pool:
-        yield from pool.map(_task, tasks)
+def _pool(parallel: int) -> ProcessPoolExecutor | None:
+    if parallel <= 1:
+        return None
+    return ProcessPoolExecutor(max_workers=parallel, mp_context=multiprocessing.get_context("spawn"))
 
 
 def read_traces(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -173,9 +171,13 @@ def run_study(
         "parameters": cfg.to_dict(),
         "fields": TRACE_FIELDS,
     }
-    with open(traces_path, "w", encoding="utf-8") as fh:
+    pool = _pool(parallel)
+    with pool if pool is not None else nullcontext(), open(traces_path, "w", encoding="utf-8") as fh:
+        # the verification checks run beside the runs when there is a pool (their result does not depend on it)
+        checks = pool.submit(verification_summary, policy) if pool is not None and verify else None
+        tasks = [(cfg, policy, run) for run in workload.runs]
         fh.write(canonical_json(header) + "\n")
-        for done, result in enumerate(_results(cfg, policy, workload, parallel), start=1):
+        for done, result in enumerate(pool.map(_task, tasks) if pool is not None else map(_task, tasks), start=1):
             for rec in result.records:
                 fh.write(canonical_json(rec) + "\n")
             fh.flush()
@@ -184,6 +186,7 @@ def run_study(
             proposals += result.proposals
             if progress is not None:
                 progress(done, len(workload.runs), proposals)
+        analysis = analyze(records, cfg, policy)
     results: dict[str, Any] = {
         "schema": SCHEMA,
         "title": "Four-condition benchmark of the colony actuation gate (paper §4.1)",
@@ -212,12 +215,10 @@ def run_study(
                 if not ok
             ),  # fmt: skip
         },
-        "analysis": analyze(records, cfg, policy),
+        "analysis": analysis,
     }
     if verify:
-        from colony.research.verification import verification_summary
-
-        results["verification"] = verification_summary(policy)
+        results["verification"] = checks.result() if checks is not None else verification_summary(policy)
     study_path = out / "study.json"
     study_path.write_text(canonical_json(results, indent=1) + "\n", encoding="utf-8")
     paths = {

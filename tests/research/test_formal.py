@@ -64,3 +64,10 @@ def test_without_z3_every_obligation_is_unavailable(monkeypatch: pytest.MonkeyPa
     results = check_obligations(POLICY)
     assert {r.status for r in results} == {"unavailable"} and len(results) == len(OBLIGATIONS)
     assert results[0].to_dict()["detail"] == "z3-solver is not installed"
+
+
+@needs_z3
+def test_results_do_not_depend_on_earlier_calls() -> None:
+    first = [r.to_dict() for r in check_obligations(POLICY)]
+    check_obligations(_with_gate(hold_threshold=0.76))
+    assert [r.to_dict() for r in check_obligations(POLICY)] == first

@@ -30,6 +30,17 @@ def test_same_seed_gives_byte_identical_files_whatever_the_pool(small_study: Stu
     assert again.proposals == pooled.proposals == small_study.proposals
 
 
+@pytest.mark.slow
+def test_verified_studies_are_byte_identical_too(tmp_path: Path) -> None:
+    cfg = small_config(runs=2, items=5, warmup_ticks=1)
+    serial = run_study(cfg, output_dir=tmp_path / "serial")
+    pooled = run_study(cfg, output_dir=tmp_path / "pooled", parallel=2)
+    assert _bytes(tmp_path / "serial") == _bytes(tmp_path / "pooled")
+    v = serial.results["verification"]
+    assert v["differential"]["disagreements"] == 0 and v["invariants"]["all_hold"]
+    assert v["formal"]["total"] == 11 and pooled.results == serial.results
+
+
 def test_different_seed_gives_a_different_workload(small_study: StudyOutputs, tmp_path: Path) -> None:
     other = run_study(small_config(seed=99), output_dir=tmp_path, verify=False)
     a = small_study.results["provenance"]["workload"]
