@@ -20,7 +20,6 @@ import dataclasses
 import functools
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Concatenate, ParamSpec
 
@@ -39,7 +38,6 @@ INTERNAL_ERROR = "internal error (logged)"
 MCP_AGENT_TYPE = "mcp_agent"
 RECORD_RATIONALE = "Outcome recorded via colony_record_outcome MCP tool."
 # How many recent proposals the tool layer remembers so an outcome can be linked by id.
-PROPOSAL_MEMORY = 10_000
 
 P = ParamSpec("P")
 
@@ -101,7 +99,6 @@ class ColonyTools:
         self._policy = policy
         self._kernel = kernel
         self._lock = threading.RLock()
-        self._proposals: OrderedDict[str, ActionProposal] = OrderedDict()
 
     @property
     def config(self) -> ColonyKernelConfig:
@@ -134,14 +131,8 @@ class ColonyTools:
                 self._kernel = None
 
     # ------------------------------------------------------------- proposals
-    def _remember(self, proposal: ActionProposal) -> None:
-        book = self._proposals
-        book[proposal.proposal_id] = proposal
-        while len(book) > PROPOSAL_MEMORY:
-            book.popitem(last=False)
-
     def _linked_proposal(self, proposal_id: str, agent_id: str, target: str) -> ActionProposal:
-        proposal = self._proposals.get(proposal_id)
+        proposal = self.kernel.get_proposal(proposal_id)
         if proposal is None:
             if self.kernel.consequence_memory.has_outcome(proposal_id):
                 raise ConflictError(f"proposal {proposal_id!r} already has a recorded outcome", ident=proposal_id)
@@ -202,7 +193,6 @@ class ColonyTools:
             created_at=self.kernel.config.clock(),
         )
         result = self.kernel.propose_action(proposal)
-        self._remember(proposal)
         return {**result.to_dict(), "proposal_id": proposal.proposal_id}
 
     @_translated
@@ -342,7 +332,7 @@ class ColonyTools:
         feedback = inputs.feedback(human_feedback)
         repair_needed = inputs.flag("repair_needed", repair_needed)
         actor = inputs.text("actor_id", actor_id)
-        proposal = self._proposals.get(pid)
+        proposal = self.kernel.get_proposal(pid)
         if proposal is None:
             raise NotFoundError("proposal", pid)
         record = self.kernel.record_attested_outcome(

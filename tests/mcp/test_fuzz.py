@@ -125,7 +125,10 @@ def test_random_arguments_never_break_the_server(tool: str, portal_client: tuple
     seen = {"ok": 0, "error": 0}
 
     @settings(
-        max_examples=EXAMPLES_PER_TOOL, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+        max_examples=EXAMPLES_PER_TOOL,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
     @given(args=arguments(tool))
     def one(args: dict[str, Any]) -> None:

@@ -82,9 +82,9 @@ async def test_expected_outcome_defaults_and_can_be_given() -> None:
         given = await ok(
             client.call_tool, "colony_propose_action", propose_args("a", "pkg.y", expected_outcome="p95 under 200 ms")
         )
-    assert tools._proposals[plain["proposal_id"]].expected_outcome == "Successful execution of patch_file on pkg.x."
-    assert tools._proposals[given["proposal_id"]].expected_outcome == "p95 under 200 ms"
-    assert tools._proposals[given["proposal_id"]].agent_type == "mcp_agent"
+    assert tools.kernel.get_proposal(plain["proposal_id"]).expected_outcome == "Successful execution of patch_file on pkg.x."
+    assert tools.kernel.get_proposal(given["proposal_id"]).expected_outcome == "p95 under 200 ms"
+    assert tools.kernel.get_proposal(given["proposal_id"]).agent_type == "mcp_agent"
 
 
 BAD_INPUT: list[tuple[str, dict[str, Any], str]] = [
