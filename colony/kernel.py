@@ -221,9 +221,7 @@ class ColonyKernel:
         findings = self.falsification_worker.analyze(proposal)
         if supersedes is not None and self.attestation is None:
             raise ValidationError("supersedes", "links proposals in the attestation ledger, which is disabled", value=supersedes)
-        with self._atomic():
-            if self.attestation is not None:
-                self.attestation.check_can_propose(proposal.to_dict(), supersedes=supersedes)
+        with self._atomic():  # a refused ledger append below rolls back everything before it
             budget_ok = self.resource_ledger.can_afford(proposal.budget_estimate)[0]
             memory = self.consequence_memory
             profile = memory.get_profile(proposal.agent_id)
