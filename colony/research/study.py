@@ -210,8 +210,8 @@ def run_study(
             "violations": sorted(
                 f"{run}/{cond}/{name}"
                 for run, conds in invariants.items()
-                for cond, checks in conds.items()
-                for name, ok in checks.items()
+                for cond, found in conds.items()
+                for name, ok in found.items()
                 if not ok
             ),  # fmt: skip
         },
