@@ -34,3 +34,34 @@ lock:
 clean:
 	rm -rf output/* $(VENV) .pytest_cache .ruff_cache .mypy_cache
 	touch output/.gitkeep
+
+# ---- build pipeline stages (owned by the build; `make build` runs them all in order) ----------------------
+# Each stage alone; `verify` checks the bundle of this checkout; `bench-build` times clean and no-op builds.
+.PHONY: build-gates build-notebooks build-variables build-figures build-compile build-validate build-bundle verify bench-build
+
+build-gates: $(STAMP)
+	$(PY) scripts/gates.py
+
+build-notebooks: $(STAMP)
+	$(PY) scripts/run_notebooks.py
+
+build-variables: $(STAMP)
+	$(PY) scripts/variables.py
+
+build-figures: $(STAMP)
+	$(PY) scripts/render_figures.py
+
+build-compile: $(STAMP)
+	$(PY) scripts/compile.py
+
+build-validate: $(STAMP)
+	$(PY) scripts/validate.py
+
+build-bundle: $(STAMP)
+	$(PY) scripts/bundle.py prepare
+
+verify: $(STAMP)
+	$(PY) scripts/bundle.py verify
+
+bench-build: $(STAMP)
+	$(PY) -m benchmarks.bench_build

@@ -103,7 +103,7 @@ class BuildConfig:
     notebooks_dir: str = "notebooks"
     output_dir: str = "output"
     lint_paths: tuple[str, ...] = ()
-    pytest_args: tuple[str, ...] = ("-m", "not build_e2e")
+    pytest_args: tuple[str, ...] = ("-m", "not build_e2e", "-n", "2", "--dist", "loadgroup")
     pytest_inputs: tuple[str, ...] = ()
     policy_module: str = ""
     config_glob: str = ""

@@ -9,7 +9,7 @@ manifest is signed with Ed25519 (``publication_manifest.json.sig``) and the publ
 ``bundle_ed25519.pub``.
 
     python scripts/bundle.py [prepare] [--root DIR] [--force]
-    python scripts/bundle.py verify DIR [--public-key FILE]
+    python scripts/bundle.py verify [DIR] [--public-key FILE]
 """
 
 from __future__ import annotations
@@ -293,9 +293,13 @@ def _check_sums(bundle: Path, manifest: dict[str, Any], manifest_bytes: bytes) -
 
 def _verify_main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="scripts/bundle.py verify", description="Verify a publication bundle.")
-    parser.add_argument("bundle", type=Path)
+    parser.add_argument(
+        "bundle", type=Path, nargs="?", help="bundle directory (default: this project's output/release/<name>-<version>)"
+    )
     parser.add_argument("--public-key", type=Path, help="file with the trusted signer's public key (hex)")
     args = parser.parse_args(argv)
+    if args.bundle is None:
+        args.bundle = BuildConfig.load(Path.cwd()).bundle_dir
     pinned = args.public_key.read_text(encoding="ascii").strip() if args.public_key else None
     problems = verify(args.bundle, public_key=pinned)
     if problems:

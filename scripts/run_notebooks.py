@@ -1,10 +1,14 @@
-"""Stage 2, notebooks: a thin call of the package's batch runner, when it has one.
+"""Stage 2, notebooks: thin calls of the package's fixture commands, when it has them.
 
-Runs ``python -m <package>.notebooks run --output-dir output/notebooks`` (the runner caches
-per notebook itself); this stage also skips the call when neither the notebooks nor the
-package changed. Without ``<package>/notebooks.py`` (or a ``notebooks`` package with ``__main__``) the stage says so and the build continues.
+* the notebook batch runner: ``python -m <package>.notebooks run --output-dir output/notebooks``
+  (when ``<package>/notebooks.py`` or a ``notebooks`` package with ``__main__`` exists);
+* the paired-locality replay: ``python -m <package>.cli replay --output output/data/replay.json``
+  (when ``<package>/replay.py`` and ``<package>/cli.py`` exist; it exits 1 if an assertion fails).
 
-Run alone: ``python scripts/run_notebooks.py [--root DIR] [--force]``.
+The stage skips both when neither the notebooks nor the package changed. A project with none of
+them gets "no notebooks runner" and the build continues; a command that fails stops the build.
+
+Run alone: ``python scripts/run_notebooks.py [--root DIR] [--output-dir DIR] [--force]``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a file: import from the repository root
@@ -25,19 +30,63 @@ from scripts.gates import gate_env
 from scripts.hashing import digest_files, digest_mapping, iter_files
 from scripts.stage import StageResult, stage_main
 
-__all__ = ["run"]
+__all__ = ["FIXTURE_COMMANDS", "FixtureCommand", "run"]
 
 TIMEOUT_S = 1800
 
 
+@dataclass(frozen=True, slots=True)
+class FixtureCommand:
+    """A command that regenerates fixture artefacts, when the package provides it."""
+
+    name: str
+    available: Callable[[Path], bool]
+    argv: Callable[[BuildConfig], list[str]]
+    outputs: Callable[[BuildConfig], list[Path]]
+
+
+FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
+    FixtureCommand(
+        "notebooks",
+        lambda pkg: (pkg / "notebooks.py").is_file() or (pkg / "notebooks" / "__main__.py").is_file(),
+        lambda c: [sys.executable, "-m", f"{c.package}.notebooks", "run", "--output-dir", c.rel(c.out.notebooks)],
+        lambda c: list(iter_files(c.out.notebooks)),
+    ),
+    FixtureCommand(
+        "replay",
+        lambda pkg: (pkg / "replay.py").is_file() and (pkg / "cli.py").is_file(),
+        lambda c: [sys.executable, "-m", f"{c.package}.cli", "replay", "--output", c.rel(c.out.replay)],
+        lambda c: [c.out.replay],
+    ),
+)
+
+
+def _call(config: BuildConfig, command: FixtureCommand) -> None:
+    argv = command.argv(config)
+    shown = " ".join(argv[1:])
+    try:
+        proc = subprocess.run(
+            argv, cwd=config.root, env=gate_env(config), capture_output=True, text=True, timeout=TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise BuildError("notebooks", f"`python {shown}` timed out after {TIMEOUT_S} s") from exc
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+        raise BuildError("notebooks", f"`python {shown}` exited with {proc.returncode}", details=tuple(tail))
+
+
 def run(config: BuildConfig, *, force: bool = False) -> StageResult:
-    """Call the notebook runner if the package has one; cache on notebooks, package and environment."""
+    """Run the available fixture commands (cached on notebooks, package and environment)."""
     package = config.root / config.package
-    if not (package / "notebooks.py").is_file() and not (package / "notebooks" / "__main__.py").is_file():
-        summary = f"neither {config.package}/notebooks.py nor {config.package}/notebooks/__main__.py exists"
-        return StageResult("notebooks", skipped=True, summary=summary, reason="no notebooks runner")
+    commands = [c for c in FIXTURE_COMMANDS if c.available(package)]
+    if not commands:
+        names = ", ".join(c.name for c in FIXTURE_COMMANDS)
+        return StageResult(
+            "notebooks", skipped=True, summary=f"{config.package} provides none of: {names}", reason="no notebooks runner"
+        )
     key = digest_mapping(
         {
+            "commands": [c.name for c in commands],
             "inputs": digest_files(config.root, config.existing((config.notebooks_dir, config.package, "pyproject.toml"))),
             "environment": environment_digest(),
             "colony_config": os.environ.get("COLONY_CONFIG", ""),
@@ -46,26 +95,13 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     )
     cache = StageCache(config)
     if not force and cache.lookup("notebooks", key) is not None:
-        return StageResult("notebooks", skipped=True, summary=config.rel(config.out.notebooks))
-    command = [sys.executable, "-m", f"{config.package}.notebooks", "run", "--output-dir", config.rel(config.out.notebooks)]
-    try:
-        proc = subprocess.run(
-            command, cwd=config.root, env=gate_env(config), capture_output=True, text=True, timeout=TIMEOUT_S, check=False
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise BuildError("notebooks", f"the notebook runner timed out after {TIMEOUT_S} s") from exc
-    if proc.returncode != 0:
-        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
-        raise BuildError(
-            "notebooks",
-            f"`python -m {config.package}.notebooks run` exited with {proc.returncode}",
-            details=tuple(tail.splitlines()),
-        )
-    outputs = list(iter_files(config.out.notebooks))
-    if config.out.replay.is_file():
-        outputs.append(config.out.replay)
+        return StageResult("notebooks", skipped=True, summary=", ".join(c.name for c in commands))
+    outputs: list[Path] = []
+    for command in commands:
+        _call(config, command)
+        outputs += [p for p in command.outputs(config) if p.is_file()]
     cache.store("notebooks", key, outputs)
-    return StageResult("notebooks", skipped=False, summary=f"{len(outputs)} files under {config.rel(config.out.notebooks)}")
+    return StageResult("notebooks", skipped=False, summary=f"{', '.join(c.name for c in commands)}: {len(outputs)} files")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
