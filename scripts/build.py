@@ -10,6 +10,7 @@ marks every downstream output stale (``output/STALE.json``) and exits 1.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections.abc import Sequence
@@ -20,7 +21,8 @@ from typing import TextIO
 if __package__ in (None, ""):  # run as a file: import from the repository root
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-from scripts import bundle, compile, gates, render_figures, run_notebooks, validate, variables
+from scripts import bundle, gates, render_figures, run_notebooks, validate, variables
+from scripts import compile as compile_stage
 from scripts.buildconfig import BuildConfig
 from scripts.errors import BuildError
 from scripts.stage import StageResult, StageRunner, add_config_arguments, config_from_arguments, format_result
@@ -33,7 +35,7 @@ STAGES: tuple[tuple[str, StageRunner], ...] = (
     ("notebooks", run_notebooks.run),
     ("variables", variables.run),
     ("figures", render_figures.run),
-    ("compile", compile.run),
+    ("compile", compile_stage.run),
     ("validate", partial(validate.run, in_build=True)),
     ("bundle", partial(bundle.run, in_build=True)),
 )
@@ -58,7 +60,7 @@ def build(config: BuildConfig, *, force: bool = False, stream: TextIO | None = N
             print("CRASHED", file=out, flush=True)
             mark_failed(config, name, f"{type(exc).__name__}: {exc}")
             raise
-        result = StageResult(result.name, result.skipped, result.summary, time.perf_counter() - started, result.reason)
+        result = dataclasses.replace(result, duration=time.perf_counter() - started)
         print(format_result(result), file=out, flush=True)
         results.append(result)
     clear(config)

@@ -7,7 +7,6 @@ import dataclasses
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.buildconfig import BuildConfig
@@ -17,7 +16,7 @@ from scripts.status import mark_failed
 __all__ = ["StageResult", "StageRunner", "add_config_arguments", "config_from_arguments", "format_result", "stage_main"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class StageResult:
     """The outcome of one stage run: ``skipped`` when its inputs were unchanged."""
 
@@ -54,7 +53,7 @@ def config_from_arguments(args: argparse.Namespace) -> BuildConfig:
 
 def stage_main(name: str, run: StageRunner, argv: Sequence[str] | None = None) -> int:
     """Run one stage from the command line (``--root``, ``--output-dir``, ``--force``); exit 1 on failure."""
-    parser = argparse.ArgumentParser(prog=f"scripts/{name}.py", description=f"Run the {name} stage alone.")
+    parser = argparse.ArgumentParser(description=f"Run the {name} stage alone.")
     add_config_arguments(parser)
     args = parser.parse_args(argv)
     try:
@@ -72,6 +71,6 @@ def stage_main(name: str, run: StageRunner, argv: Sequence[str] | None = None) -
         for line in exc.details:
             print(f"  {line}", file=sys.stderr)
         return 1
-    result = StageResult(result.name, result.skipped, result.summary, time.perf_counter() - started, result.reason)
+    result = dataclasses.replace(result, duration=time.perf_counter() - started)
     print(f"{name}: {format_result(result)}", flush=True)
     return 0

@@ -1,5 +1,9 @@
 """The repository's own manuscript against a live snapshot: every variable resolves, no typed
-numbers, every citation and claim source exists (checked in the fast suite, no full build)."""
+numbers, every citation and claim source exists, without a full build.
+
+Marked ``build_e2e``: the build's test gate does not list the manuscript among its inputs (prose
+edits must not rerun the whole suite), and the build's variables and validate stages run these
+same checks on every build; ``make test`` runs them too."""
 
 from __future__ import annotations
 
@@ -17,7 +21,10 @@ from scripts.collectors import load_collectors
 from scripts.literals import load_allowlist, numeric_values, scan
 from scripts.manuscript import load_manuscript
 from scripts.render_figures import discover
+from scripts.templating import make_environment, template_variables
 from scripts.validate import bib_keys, check_claims
+
+pytestmark = pytest.mark.build_e2e
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +117,11 @@ def test_claim_checks_catch_missing_evidence(tmp_path: Path, config: BuildConfig
         "outside the project",
     ):
         assert expected in problems
+
+
+def test_repo_templates_parse_and_read_the_snapshot() -> None:
+    env = make_environment()
+    paths = sorted((ROOT / "manuscript" / "sections").glob("*.md.j2"))
+    assert paths
+    used = set().union(*(template_variables(env, p.read_text(encoding="utf-8")) for p in paths))
+    assert "policy.gate.execute_threshold" in used and "gates.coverage.percent" in used

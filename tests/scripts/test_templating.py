@@ -6,7 +6,6 @@ from pathlib import Path
 
 import jinja2
 import pytest
-from build_fixtures import ROOT
 
 from scripts.compile import render_manuscript
 from scripts.errors import BuildError
@@ -89,11 +88,3 @@ def test_unknown_figure_fails_the_render(tmp_path: Path) -> None:
     manuscript = Manuscript(tmp_path, "T", "", (), (), "MIT", "https://example.org", "abstract", (section,))
     with pytest.raises(BuildError, match="ghost"):
         render_manuscript(manuscript, SNAPSHOT, {"figures": []})
-
-
-def test_repo_templates_parse() -> None:
-    env = make_environment()
-    paths = sorted((ROOT / "manuscript" / "sections").glob("*.md.j2"))
-    assert paths
-    used = set().union(*(template_variables(env, p.read_text(encoding="utf-8")) for p in paths))
-    assert "policy.gate.execute_threshold" in used and "gates.coverage.percent" in used
