@@ -32,6 +32,7 @@ RECENT_RUNS: Final = 10
 RESOURCE_ALERT_PERCENT: Final = 95.0
 _CPU_SAMPLE_S: Final = 0.1
 _PROBE_TIMEOUT_S: Final = 3.0
+_SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 _MCP_MARKERS: Final = (("colony", "mcp"), ("colony.server",))
 
 
@@ -64,6 +65,9 @@ def _kernel(root: Path, state_path: str) -> dict[str, Any]:
     path = inside(root, state_path, field="state_path")
     if not path.is_file():
         raise ValidationError("state_path", f"{state_path!r} is not a file", value=state_path)
+    with path.open("rb") as handle:
+        if handle.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
+            raise ValidationError("state_path", f"{state_path!r} is not a SQLite state file", value=state_path)
     with ColonyKernel(ColonyKernelConfig(state_path=path)) as kernel:
         snapshot = kernel.colony_status()
     return {

@@ -229,7 +229,7 @@ def _execute(root: Path, store: WorkflowStore, record: dict[str, Any]) -> dict[s
 def _result(root: Path, store: WorkflowStore, record: dict[str, Any]) -> dict[str, Any]:
     steps = record.get("steps", [])
     out: dict[str, Any] = {
-        "success": record["status"] == "completed",
+        "success": record["status"] in ("completed", "queued", "running"),
         "workflow_id": record["id"],
         "status": record["status"],
         "result": {
@@ -243,11 +243,12 @@ def _result(root: Path, store: WorkflowStore, record: dict[str, Any]) -> dict[st
         "steps_completed": sum(1 for s in steps if s["status"] in ("completed", "skipped")),
     }
     if record["status"] == "timeout":
-        out["error"] = f"{PREFIX}: timed out after {record['timeout']:g} s during step {record['failed_step']}"
-        out["failed_step"] = record["failed_step"]
-    elif record["status"] != "completed":
-        out["error"] = f"{PREFIX}: step {record['failed_step']} exited with code {record['exit_code']}"
-        out["failed_step"] = record["failed_step"]
+        out["error"] = f"{PREFIX}: timed out after {record['timeout']:g} s during step {record.get('failed_step')}"
+        out["failed_step"] = str(record.get("failed_step"))
+    elif record["status"] == "failed":
+        step = record.get("failed_step") or "runner"
+        out["error"] = record.get("error") or f"{PREFIX}: step {step} exited with code {record.get('exit_code')}"
+        out["failed_step"] = step
     return out
 
 
@@ -320,7 +321,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         final = _execute(root, store, record)
     except BaseException as exc:
-        store.update(record["id"], status="failed", finished=now_iso(), error=f"runner stopped: {type(exc).__name__}: {exc}")
+        store.update(
+            record["id"], status="failed", finished=now_iso(), error=f"{PREFIX}: the runner stopped: {type(exc).__name__}: {exc}"
+        )
         raise
     return 0 if final["status"] == "completed" else 1
 

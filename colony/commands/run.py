@@ -37,12 +37,12 @@ def register(subparsers: Any) -> None:
         help="run scripts, modules or notebooks of the project by path or glob",
         description=(
             "Run Python scripts, notebooks (with papermill), a directory of them, a glob (quote it) or a dotted module "
-            "of the project. Arguments after -- go to every target."
+            "of the project. Arguments after -- go to every target; put colony's own options before TARGET then."
         ),
-        epilog="example: colony run-quick 'scripts/*.py' --parallel --timeout 30 -- --verbose",
+        epilog="example: colony run-quick --parallel --timeout 30 'scripts/*.py' -- --verbose",
     )
     quick.add_argument("target", help="path, directory, glob or dotted module name inside the project")
-    quick.add_argument("args", nargs="*", help="arguments for every target (put them after --)")
+    quick.add_argument("args", nargs="*", help="arguments for every target (after --, with colony's options before TARGET)")
     quick.add_argument("--timeout", type=float, default=60, help="seconds per target (default 60)")
     quick.add_argument("--parallel", action="store_true", help="run the targets in parallel")
     quick.add_argument("--jobs", type=int, help="parallel workers (default: CPU count)")
