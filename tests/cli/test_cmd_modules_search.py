@@ -70,3 +70,16 @@ def test_rank_scoring_rules() -> None:
     assert ranked["weights"] == 0.5  # one of two words, exactly the name
     assert ranked["x"] == 0.3  # one of two words, in the keywords
     assert rank("zzz", entries) == []
+
+
+def test_notebooks_are_listed_with_their_parameters_and_searchable(colony: Runner, tiny: Path) -> None:
+    assert colony("new", "sweep", "--template", "notebook", "--description", "A parameter sweep.", "--project", tiny).code == 0
+    write(tiny / "notebooks" / "02_bad.ipynb", "{not json")
+    out = colony("modules", "--details", "--json", "--project", tiny).json
+    notebooks = {m["name"]: m for m in out["modules"] if m["category"] == "notebook"}
+    assert notebooks["01_sweep"]["status"] == "available"
+    assert notebooks["01_sweep"]["description"].startswith("The `sweep` experiment. A parameter sweep.")
+    assert set(notebooks["01_sweep"]["details"]["parameters"]) == {"points", "scale", "output_dir"}
+    assert notebooks["02_bad"]["status"] == "unavailable"
+    found = colony("search", "sample", "points", "--category", "notebook", "--project", tiny)
+    assert found.code == 0 and found.out.splitlines()[0].split()[2] == "01_sweep" and "matches" in found.out
