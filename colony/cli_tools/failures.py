@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 from colony.errors import ColonyError
 
-__all__ = ["ToolFailure", "failure", "tool_errors"]
+__all__ = ["ToolFailure", "tool_errors"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -61,8 +61,3 @@ def tool_errors(prefix: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
         return call
 
     return wrap
-
-
-def failure(prefix: str, detail: str, **fields: Any) -> dict[str, Any]:
-    """A ``success: false`` result for a failure found while the tool ran."""
-    return {"success": False, "error": f"{prefix}: {detail}", **fields}

@@ -58,6 +58,8 @@ def inside(
     allow_root: bool = True,
 ) -> Path:
     """Resolve ``value`` (relative to ``root``) and return it, refusing anything that leaves ``root``."""
+    if not isinstance(value, str | os.PathLike):
+        raise ValidationError(field, f"must be a path, got {type(value).__name__}", value=value)
     text = os.fspath(value)
     if not isinstance(text, str) or not text.strip():
         raise ValidationError(field, "must be a non-empty path", value=value)

@@ -127,6 +127,12 @@ def _check_args(args: Sequence[str] | None) -> list[str]:
     return list(args)
 
 
+def _why(result: dict[str, Any], timeout: float) -> str:
+    if result["timed_out"]:
+        return f"{result['target']} timed out after {timeout:g} s"
+    return f"{result['target']} exited {result['exit_code']}"
+
+
 @tool_errors(PREFIX)
 def run_quick(
     target: str,
@@ -169,13 +175,10 @@ def run_quick(
     out: dict[str, Any] = {"success": True, "targets_run": len(results), "results": results, "total_duration_ms": total}
     failed = [r for r in results if r["exit_code"] != 0 or r["timed_out"]]
     if failed:
-
-        def why(r: dict[str, Any]) -> str:
-            return f"{r['target']} timed out after {timeout:g} s" if r["timed_out"] else f"{r['target']} exited {r['exit_code']}"
-
+        reasons = "; ".join(_why(r, timeout) for r in failed)
         out.update(
             success=False,
-            error=f"{PREFIX}: {len(failed)} of {len(results)} targets failed ({'; '.join(why(r) for r in failed)})",
+            error=f"{PREFIX}: {len(failed)} of {len(results)} targets failed ({reasons})",
             failed_targets=[r["target"] for r in failed],
         )
     return out

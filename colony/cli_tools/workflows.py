@@ -182,13 +182,12 @@ def _build_progress(output: str) -> tuple[list[dict[str, Any]], str | None]:
     return steps, current
 
 
-def _execute(root: Path, store: WorkflowStore, record: dict[str, Any]) -> dict[str, Any]:
-    """Run a recorded workflow to its end, updating the record as it goes; return the final record."""
-    workflow = WORKFLOWS[record["workflow"]]
+def _run_steps(
+    root: Path, store: WorkflowStore, record: dict[str, Any], workflow: Workflow, started: float
+) -> tuple[list[dict[str, Any]], str | None, str, int, str]:
+    """Run the steps in order until one fails or the deadline passes; the log gets everything."""
     params, timeout = record["params"], float(record["timeout"])
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    started = time.perf_counter()
-    record = store.update(record["id"], status="running", pid=os.getpid(), started=now_iso())
     steps: list[dict[str, Any]] = []
     failed_step, status, exit_code, tail = None, "completed", 0, ""
     with store.log_path(record["id"]).open("a", encoding="utf-8") as log:
@@ -214,6 +213,21 @@ def _execute(root: Path, store: WorkflowStore, record: dict[str, Any]) -> dict[s
                 failed_step = steps[-1]["name"]
                 status, exit_code = ("timeout" if outcome.timed_out else "failed"), outcome.exit_code
                 break
+    return steps, failed_step, status, exit_code, tail
+
+
+def _execute(root: Path, store: WorkflowStore, record: dict[str, Any]) -> dict[str, Any]:
+    """Run a recorded workflow to its end, updating the record as it goes; return the final record."""
+    workflow = WORKFLOWS[record["workflow"]]
+    started = time.perf_counter()
+    record = store.update(record["id"], status="running", pid=os.getpid(), started=now_iso())
+    try:
+        steps, failed_step, status, exit_code, tail = _run_steps(root, store, record, workflow, started)
+    except BaseException as exc:  # interrupted or crashed: the record must not claim to be running
+        store.update(
+            record["id"], status="failed", finished=now_iso(), error=f"{PREFIX}: the run stopped: {type(exc).__name__}: {exc}"
+        )
+        raise
     return store.update(
         record["id"],
         status=status,
@@ -318,13 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     store = WorkflowStore(layout(root).output / "workflows")
     record = store.read(args[1])
     signal.signal(signal.SIGTERM, _terminate)
-    try:
-        final = _execute(root, store, record)
-    except BaseException as exc:
-        store.update(
-            record["id"], status="failed", finished=now_iso(), error=f"{PREFIX}: the runner stopped: {type(exc).__name__}: {exc}"
-        )
-        raise
+    final = _execute(root, store, record)
     return 0 if final["status"] == "completed" else 1
 
 

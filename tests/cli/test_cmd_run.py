@@ -4,6 +4,8 @@ timeout, a failing step, an asynchronous run followed by ``colony status``."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -115,3 +117,23 @@ def test_parse_params_converts_command_line_text() -> None:
     assert parse_params(WORKFLOWS["benchmark"], {"only": "kernel, falsification"}) == {"only": ["kernel", "falsification"]}
     with pytest.raises(ValueError, match="only"):
         parse_params(WORKFLOWS["benchmark"], {"only": "kernel; rm -rf /"})
+
+
+def test_stopping_an_async_runner_stops_its_step_and_records_why(colony: Runner, tiny: Path) -> None:
+    run_id = colony("run", "gates", "--async", "--json", "--project", tiny).json["workflow_id"]
+    deadline = time.monotonic() + 60
+    run: dict = {}
+    while time.monotonic() < deadline:
+        run = colony("status", run_id, "--json", "--no-resources", "--project", tiny).json["workflows"]["run"]
+        if run["status"] == "running" and run["pid"]:
+            break
+        time.sleep(0.1)
+    assert run["status"] == "running", run
+    os.kill(run["pid"], signal.SIGTERM)
+    while time.monotonic() < deadline:
+        record = json.loads((tiny / "output" / "workflows" / f"{run_id}.json").read_text(encoding="utf-8"))
+        if record["status"] != "running":
+            break
+        time.sleep(0.1)
+    assert record["status"] == "failed" and "the run stopped: SystemExit" in record["error"]
+    assert _processes_in(tiny) == []
