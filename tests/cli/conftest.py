@@ -37,6 +37,12 @@ class Outcome:
 Runner = Callable[..., Outcome]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "build_e2e: runs the whole build on a fixture project (the build's test gate deselects it)"
+    )
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -15,7 +15,8 @@ import pytest
 from colony.cli_tools.workflows import WORKFLOWS, parse_params
 from tests.cli.conftest import Runner
 
-pytestmark = pytest.mark.slow
+# these run the build's stages on a fixture project: the build's own test gate deselects them (no recursion)
+pytestmark = [pytest.mark.slow, pytest.mark.build_e2e]
 
 
 def _processes_in(root: Path) -> list[int]:
