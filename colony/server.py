@@ -31,7 +31,7 @@ import socket
 import sqlite3
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,11 +98,14 @@ def build_server(
     auth_token: str | None = None,
     host: str = "127.0.0.1",
     port: int = DEFAULT_PORT,
+    registrars: Sequence[Callable[[MCPServer], None]] = (),
 ) -> ColonyMCPServer:
     """The colony MCP server over ``tools`` (default: a fresh in-memory toolset).
 
     With ``auth_token`` every HTTP request must carry it as a bearer token (``host`` and
     ``port`` name the server in its auth metadata); stdio and in-memory use need none.
+    Each of ``registrars`` is called with the server after the colony tools are registered
+    (``colony mcp --with-cli-tools`` adds the ``cli_*`` tools this way).
     """
     tools = tools if tools is not None else ColonyTools()
     auth: dict[str, Any] = {}
@@ -110,6 +113,8 @@ def build_server(
         auth = {"token_verifier": http.StaticTokenVerifier(auth_token), "auth": http.auth_settings(host, port)}
     server = ColonyMCPServer("colony", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING", **auth)
     register_tools(server, tools)
+    for registrar in registrars:
+        registrar(server)
     return server
 
 
@@ -161,7 +166,7 @@ def _tools_from(args: argparse.Namespace) -> ColonyTools:
     return tools
 
 
-def _serve_http(tools: ColonyTools, args: argparse.Namespace) -> None:
+def _serve_http(tools: ColonyTools, args: argparse.Namespace, registrars: Sequence[Callable[[MCPServer], None]] = ()) -> None:
     import uvicorn
 
     http.check_bind_host(args.host, allow_remote=args.allow_remote)
@@ -175,7 +180,7 @@ def _serve_http(tools: ColonyTools, args: argparse.Namespace) -> None:
         sock.close()
         raise ColonyError(f"cannot bind {args.host}:{args.port}: {exc.strerror or exc}") from exc
     port = sock.getsockname()[1]
-    server = build_server(tools, auth_token=token, host=args.host, port=port)
+    server = build_server(tools, auth_token=token, host=args.host, port=port, registrars=registrars)
     security = http.transport_security(args.host, extra_hosts=tuple(args.allowed_host), extra_origins=tuple(args.allowed_origin))
     app = server.streamable_http_app(transport_security=security, host=args.host)
     url_host = f"[{args.host}]" if ":" in args.host else args.host
@@ -185,7 +190,7 @@ def _serve_http(tools: ColonyTools, args: argparse.Namespace) -> None:
     uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, *, registrars: Sequence[Callable[[MCPServer], None]] = ()) -> int:
     """Serve with parsed ``colony mcp`` arguments until stopped; returns the exit code (2: bad setup)."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
@@ -198,9 +203,9 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         if args.http:
-            _serve_http(tools, args)
+            _serve_http(tools, args, registrars)
         else:
-            build_server(tools).run()
+            build_server(tools, registrars=registrars).run()
     except ColonyError as exc:
         print(f"colony mcp: error: {exc}", file=sys.stderr)
         return 2
@@ -211,9 +216,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, registrars: Sequence[Callable[[MCPServer], None]] = ()) -> int:
     """``colony mcp`` / ``python -m colony.server``: parse ``argv`` and :func:`run`."""
-    return run(build_parser().parse_args(argv))
+    return run(build_parser().parse_args(argv), registrars=registrars)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from colony.errors import ValidationError
 from colony.models import DecayRate, ResourceCost, SignalSource, SignalType
 from colony.pheromone_store import Trace
 
@@ -57,14 +58,19 @@ class StateDB:
         self.persistent = self.path != ":memory:"
         if self.persistent:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.lock = threading.RLock()
         self._depth = 0
-        if self.persistent:
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.execute("PRAGMA busy_timeout=5000")
-        self.conn.executescript(_KERNEL_SCHEMA)
+        try:
+            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            if self.persistent:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA busy_timeout=5000")
+            self.conn.executescript(_KERNEL_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise ValidationError(
+                "state_path", f"{self.path!r} is not a usable colony state database ({exc})", value=self.path
+            ) from exc
 
     # ------------------------------------------------------------ transactions
     @contextmanager

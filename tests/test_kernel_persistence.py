@@ -7,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from colony.errors import ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.models import SignalType
 from tests.conftest import make_proposal
@@ -75,3 +78,11 @@ def test_calm_down_is_persisted(tmp_path: Path) -> None:
     with ColonyKernel(ColonyKernelConfig(state_path=state)) as k:
         assert (k.tick_count, len(k.pheromones)) == (0, 0)
         assert len(k.colony_status()["recent_consequences"]) == 1
+
+
+def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+    bogus = tmp_path / "notes.txt"
+    bogus.write_text("this is not SQLite, just text that is long enough to have a header" * 20)
+    with pytest.raises(ValidationError, match="not a usable colony state database"):
+        ColonyKernel(ColonyKernelConfig(state_path=bogus))
+    assert bogus.read_text().startswith("this is not SQLite")

@@ -12,6 +12,7 @@ def register(sub: Any) -> None:
     verify = inner.add_parser(
         "verify",
         add_help=False,
+        prefix_chars="+",  # every "-..." argument (--help included) is collected for the verifier
         help="validate a ledger file (hash chain, signatures, lifecycle links); --help for options",
     )
     verify.add_argument("rest", nargs=argparse.REMAINDER)

@@ -12,18 +12,16 @@ this command adds:
 from __future__ import annotations
 
 import argparse
-import inspect
 import sys
 from functools import partial
 from typing import Any
 
-from colony.errors import ColonyError, ValidationError
+from colony.errors import ValidationError
 
 OWN_OPTIONS = (
     ("--with-cli-tools", "also serve the cli_* tools (read-only ones annotated so)"),
     ("--enable-exec-tools", "with --with-cli-tools: also serve cli_workflow_run and cli_run_quick, which run project code"),
 )
-HOOK = "registrars"
 
 
 def register(subparsers: Any) -> None:
@@ -66,11 +64,6 @@ def run(args: argparse.Namespace) -> int:
     from colony.cli_tools.paths import find_project
 
     project = find_project(own.project)  # a bad --project fails now, not on the first tool call
-    if HOOK not in inspect.signature(server.main).parameters:
-        raise ColonyError(
-            f"this colony.server has no '{HOOK}' hook, so --with-cli-tools cannot add tools to it; "
-            "colony.server.main(argv, registrars=[...]) must pass the registrars on to build_server"
-        )
     registrar = partial(register_cli_tools, allow_exec=own.enable_exec_tools, project=project)
     sys.stdout.flush()
-    return int(server.main(passthrough, **{HOOK: [registrar]}) or 0)
+    return int(server.main(passthrough, registrars=[registrar]) or 0)
