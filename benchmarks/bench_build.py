@@ -58,8 +58,12 @@ def measure(name: str, root: Path, env: dict[str, str]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix=f"bench-build-{name}-") as tmp:
         output = Path(tmp) / "output"
         clean = run_build(root, output, env)
-        noop = run_build(root, output, env)
+        # after a red build the "no-op" rebuild would rerun the failing gates: not a no-op, not measured
+        noop = run_build(root, output, env) if clean["exit_code"] == 0 else None
     for label, result in (("clean", clean), ("no-op", noop)):
+        if result is None:
+            print(f"{name:8} {label:6} build      not measured (the clean build failed)")
+            continue
         state = "green" if result["exit_code"] == 0 else f"FAILED ({result['failure']})"
         print(f"{name:8} {label:6} build {result['wall_s']:8.1f} s  {state}")
         for stage, status in result["stages"].items():
