@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -53,12 +54,15 @@ def test_worker_reports_a_notebook_that_cannot_run(tmp_path: Path) -> None:
     assert result.cell_time_s == 0.0
 
 
-def test_run_all_over_another_directory_runs_serially(tmp_path: Path) -> None:
+def test_run_all_over_another_directory_runs_serially_longest_first(tmp_path: Path) -> None:
     nbs = tmp_path / "nbs"
     nbs.mkdir()
     _write(nbs / "01_a.ipynb", "n = 1\noutput_dir = 'x'", "open(f'{output_dir}/a.txt', 'w').write(str(n))")
     _write(nbs / "02_b.ipynb", "n = 1", "assert n == 1")
     out = tmp_path / "out"
+    out.mkdir()
+    # an earlier run recorded 02_b as slow: it is scheduled first
+    (out / "02_b.ipynb").write_text(json.dumps({"metadata": {"papermill": {"duration": 99.0}}}), encoding="utf-8")
     done: list[str] = []
     results = run_all(
         parameters={"n": 2},
@@ -68,6 +72,6 @@ def test_run_all_over_another_directory_runs_serially(tmp_path: Path) -> None:
         cwd=tmp_path,
         progress=lambda r, i, t: done.append(r.name),
     )
-    assert [r.name for r in results] == ["01_a", "02_b"] and sorted(done) == ["01_a", "02_b"]
+    assert [r.name for r in results] == ["01_a", "02_b"] and done == ["02_b", "01_a"]
     assert results[0].ok and (out / "a.txt").read_text() == "2"
     assert not results[1].ok and "AssertionError" in (results[1].error or "")
