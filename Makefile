@@ -14,8 +14,8 @@ $(STAMP): pyproject.toml requirements.lock scripts/setup_system.sh
 	bash scripts/setup_system.sh
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check uv
 	$(PYTHON) -m uv venv --allow-existing --python $(PYTHON) $(VENV)
-	VIRTUAL_ENV=$(VENV) $(PYTHON) -m uv pip install --quiet -r requirements.lock
-	VIRTUAL_ENV=$(VENV) $(PYTHON) -m uv pip install --quiet --no-deps -e .
+	VIRTUAL_ENV=$(VENV) $(PYTHON) -m uv pip install --quiet --compile-bytecode -r requirements.lock
+	VIRTUAL_ENV=$(VENV) $(PYTHON) -m uv pip install --quiet --compile-bytecode --no-deps -e .
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 

@@ -38,7 +38,7 @@ from colony.models import (
 from colony.pheromone_store import PheromoneStore
 from colony.resource_ledger import ResourceLedger
 
-__all__ = ["ActuationGate", "GateInputs", "GateBreakdown"]
+__all__ = ["COMPLETENESS_FIELDS", "ActuationGate", "GateBreakdown", "GateInputs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +90,8 @@ class GateBreakdown:
         }
 
 
-_FIELDS = ("rollback_plan", "evidence", "expected_outcome")
+COMPLETENESS_FIELDS = ("rollback_plan", "evidence", "expected_outcome")
+_FIELDS = COMPLETENESS_FIELDS
 _REQUIRED_FOR_MISSING = {
     "rollback_plan": "add_concrete_rollback_plan",
     "evidence": "supply_supporting_evidence",

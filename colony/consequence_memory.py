@@ -343,6 +343,11 @@ class ConsequenceMemory:
             out.append(d)
         return out
 
+    def is_attested(self, proposal_id: str) -> bool | None:
+        """Whether the proposal's recorded outcome came through the attested path (None: no outcome)."""
+        row = self.db.conn.execute("SELECT attested FROM consequences WHERE proposal_id = ?", (proposal_id,)).fetchone()
+        return None if row is None else bool(row[0])
+
     def get_record(self, proposal_id: str) -> ConsequenceRecord | None:
         """The outcome recorded for a proposal, if any."""
         row = self.db.conn.execute(

@@ -202,7 +202,7 @@ def _run_once(agent_trust: float, recovery_ticks: int, policy: Policy) -> dict[s
             "reported_outcome": {
                 "path": "record_outcome",
                 "attestation_mode": kernel.config.attestation_mode,
-                "attested": kernel.attestation is not None,
+                "attested": bool(kernel.consequence_memory.is_attested("replay-reported-failure")),
             },
             # every evaluation went through propose_action: each counted one distinct proposal id
             "integrated_path": final["total_proposals"] - profile["total_proposals"] == len(_RESULT_KEYS),

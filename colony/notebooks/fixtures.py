@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from colony.actuation_gate import ActuationGate, GateInputs
+from colony.actuation_gate import COMPLETENESS_FIELDS, ActuationGate, GateInputs
 from colony.config import Policy, default_policy
 from colony.errors import ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
@@ -48,7 +48,6 @@ __all__ = [
     "trust_fixture",
 ]
 
-COMPLETENESS_FIELDS = ("rollback_plan", "evidence", "expected_outcome")
 DECISION_CODES = {GateDecision.REFUSE.value: 0, GateDecision.HOLD.value: 1, GateDecision.EXECUTE.value: 2}
 # outcome token -> (tests_passed, repair_needed)
 OUTCOME_TOKENS = {"pass": (True, False), "fail": (False, False), "pass_repair": (True, True), "fail_repair": (False, True)}

@@ -12,7 +12,6 @@ from colony.mcp.toolset import ColonyTools
 from colony.server import build_server
 from tests.mcp.support import check_tool_list, err, ok, propose_args, record_args
 
-
 pytestmark = pytest.mark.anyio
 KEY = b"colony-mcp-test-key-0123456789abcdef"
 
