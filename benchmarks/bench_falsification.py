@@ -14,12 +14,14 @@ import argparse
 import json
 import platform
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import write_artefact
 from colony.falsification import FalsificationWorker, falsify_plan
 from colony.models import ActionProposal, ResourceCost
 
@@ -98,11 +100,11 @@ def bench_repo(files: int, tmp: Path) -> dict[str, Any]:
     return {"files": cycle["files_scanned"], "cold_s": cold, "warm_s": warm, "cycle": cycle["cycle"]}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and smaller trees")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     batch, batches = (200, 15) if args.quick else (1000, 41)
 
     worker = FalsificationWorker()
@@ -148,11 +150,15 @@ def main() -> None:
             print(
                 f"  {row['files']:>5} files  cold {row['cold_s']:6.3f} s   warm {row['warm_s']:6.3f} s   cycle {' -> '.join(row['cycle'])}"
             )
+    results["quick"] = args.quick
+    path = write_artefact("falsification", results)
+    print(f"\nwrote {path}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
-        print(f"\nwrote {args.json}")
+        print(f"wrote {args.json}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

@@ -2,6 +2,9 @@
 
 * the notebook batch runner: ``python -m <package>.notebooks run --output-dir output/notebooks``
   (when ``<package>/notebooks.py`` or a ``notebooks`` package with ``__main__`` exists);
+* the research study: ``python -m <package>.cli benchmark run`` → ``output/research/``;
+* missing benchmark artefacts: ``python -m benchmarks ... --quick --missing`` → ``output/benchmarks/``
+  (timings are inputs of the build: measured once, then reused; ``make bench`` re-measures);
 * the paired-locality replay: ``python -m <package>.cli replay --output output/data/replay.json``
   (when ``<package>/replay.py`` and ``<package>/cli.py`` exist; it exits 1 if an assertion fails).
 
@@ -46,6 +49,31 @@ class FixtureCommand:
 
 
 FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
+    # the research study first: notebook 05 plots what it writes
+    FixtureCommand(
+        "study",
+        lambda pkg: (pkg / "research" / "study.py").is_file() and (pkg / "cli.py").is_file(),
+        lambda c: [
+            sys.executable,
+            "-m",
+            f"{c.package}.cli",
+            "benchmark",
+            "run",
+            "--quiet",
+            "--parallel",
+            "2",
+            "--output",
+            c.rel(c.out.root / "research"),
+        ],
+        lambda c: list(iter_files(c.out.root / "research")),
+    ),
+    # measured timings are inputs of the build: made once (quick mode) when absent, then reused
+    FixtureCommand(
+        "benchmarks",
+        lambda pkg: (pkg.parent / "benchmarks" / "__main__.py").is_file(),
+        lambda c: [sys.executable, "-m", "benchmarks", "kernel", "falsification", "attestation", "mcp", "--quick", "--missing"],
+        lambda c: [],
+    ),
     FixtureCommand(
         "notebooks",
         lambda pkg: (pkg / "notebooks.py").is_file() or (pkg / "notebooks" / "__main__.py").is_file(),
@@ -65,9 +93,8 @@ def _call(config: BuildConfig, command: FixtureCommand) -> None:
     argv = command.argv(config)
     shown = " ".join(argv[1:])
     try:
-        proc = subprocess.run(
-            argv, cwd=config.root, env=gate_env(config), capture_output=True, text=True, timeout=TIMEOUT_S, check=False
-        )
+        env = {**gate_env(config), "COLONY_OUTPUT": str(config.out.root)}
+        proc = subprocess.run(argv, cwd=config.root, env=env, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired as exc:
         raise BuildError("notebooks", f"`python {shown}` timed out after {TIMEOUT_S} s") from exc
     if proc.returncode != 0:
