@@ -69,7 +69,7 @@ class StateDB:
             self.conn.executescript(_KERNEL_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise ValidationError(
-                "state_path", f"{self.path!r} is not a usable colony state database ({exc})", value=self.path
+                "state_path", f"cannot open the state file {self.path!r} as a colony state database ({exc})", value=self.path
             ) from exc
 
     # ------------------------------------------------------------ transactions

@@ -83,6 +83,6 @@ def test_calm_down_is_persisted(tmp_path: Path) -> None:
 def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     bogus = tmp_path / "notes.txt"
     bogus.write_text("this is not SQLite, just text that is long enough to have a header" * 20)
-    with pytest.raises(ValidationError, match="not a usable colony state database"):
+    with pytest.raises(ValidationError, match="cannot open the state file"):
         ColonyKernel(ColonyKernelConfig(state_path=bogus))
     assert bogus.read_text().startswith("this is not SQLite")

@@ -126,4 +126,5 @@ def test_an_unusable_state_path_stops_the_command_with_exit_code_2(tmp_path: Pat
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
-    assert "colony mcp: error: cannot open the state file" in done.stderr and "Traceback" not in done.stderr
+    assert done.stderr.startswith("colony mcp: error:") and "cannot open the state file" in done.stderr
+    assert "Traceback" not in done.stderr
