@@ -1,0 +1,190 @@
+"""Benchmark artefacts in the shape the manuscript reads, each marked measured or "not measured".
+
+Timings are inputs of the build: the benchmarks write ``output/benchmarks/<name>.json`` on the
+machine they ran on, and this collector only reshapes them (sorted size series, smallest and
+largest points, named entries) with the machine facts the artefact records. An absent
+artefact gives the same keys with ``measured: false`` and ``None`` values.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scripts.collectors import CollectContext, collector
+from scripts.collectors.shape import dig, number, pick, series
+
+TIMING = ("median_us", "p99_us", "mean_us", "n")
+KERNEL_SERIES = ("propose_traces", "propose_history", "query", "status_traces", "status_history", "tick")
+MCP_TRANSPORTS = ("in_memory", "stdio", "http")
+FALSIFICATION_CALLS = {
+    "analyze(complete proposal)": "analyze_complete",
+    "analyze(MCP-style proposal)": "analyze_mcp_style",
+    "evaluate_plan(spec example)": "evaluate_plan",
+    "worker.falsify(spec example)": "falsify",
+    "falsify_plan(spec example), new worker": "falsify_new_worker",
+}
+VALIDATE_KEY = re.compile(r"^validate_(?P<signer>hmac|ed25519)_(?P<store>memory|file)_(?P<events>\d+)$")
+AFTER_KEY = re.compile(r"^propose_hmac_memory_after_(?P<events>\d+)$")
+
+
+def _artefact(ctx: CollectContext, name: str) -> dict[str, Any]:
+    found = dig(ctx.snapshot, "benchmarks", "results", name)
+    return found if isinstance(found, dict) else {}
+
+
+def _machine(artefact: dict[str, Any]) -> dict[str, Any]:
+    return {**pick(artefact, ("python", "platform", "cpu_count", "measured_at")), "quick": dig(artefact, "results", "quick")}
+
+
+def _ends(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """The smallest and largest point of a size series (``None`` fields when empty)."""
+    empty = {"size": None, key: None}
+    return {
+        "first": {k: rows[0].get(k) for k in empty} if rows else empty,
+        "last": {k: rows[-1].get(k) for k in empty} if rows else empty,
+    }
+
+
+def kernel(ctx: CollectContext) -> dict[str, Any]:
+    """Hot-path latency against field size and history length."""
+    art = _artefact(ctx, "kernel")
+    res = art.get("results", {})
+    scaling = {name: series(res.get(name), TIMING) for name in KERNEL_SERIES}
+    memory = [
+        {"size": r["size"], "bytes": r["bytes"]}
+        for r in series({k: {"bytes": v} for k, v in (res.get("bytes_per_trace") or {}).items()}, ("bytes",))
+    ]
+    return {
+        "measured": bool(art),
+        "machine": _machine(art),
+        "propose_clear": pick(res.get("propose_empty"), TIMING),
+        "record_outcome": pick(res.get("record_outcome"), TIMING),
+        "scaling": scaling,
+        "ends": {name: _ends(rows, "median_us") for name, rows in scaling.items()},
+        "sizes": sorted(int(s) for s in res.get("sizes") or []),
+        "flatness": pick(res.get("flatness"), ("propose_history_ratio", "propose_traces_ratio")),
+        "bytes_per_trace": memory,
+        "bytes_per_trace_max": max((r["bytes"] for r in memory if number(r["bytes"]) is not None), default=None),
+    }
+
+
+def mcp(ctx: CollectContext) -> dict[str, Any]:
+    """Per-tool latency over each transport, and the HTTP server under concurrent clients."""
+    art = _artefact(ctx, "mcp")
+    res = art.get("results", {})
+    transports = {
+        "in_memory": res.get("in_memory") or {},
+        "stdio": res.get("stdio") or {},
+        "http": dig(res, "http", "per_tool_single_client", default={}),
+    }
+    tools = sorted({tool for per in transports.values() for tool in per})
+    load = dig(res, "http", default={})
+    return {
+        "measured": bool(art),
+        "machine": _machine(art),
+        "tools": tools,
+        "latency": {t: {tool: pick(per.get(tool), TIMING) for tool in tools} for t, per in transports.items()},
+        "propose": {t: pick(transports[t].get("colony_propose_action"), TIMING) for t in MCP_TRANSPORTS},
+        "targets": {t: pick(dig(res, "targets", t), ("target_ms", "propose_p50_ms", "met")) for t in ("in_memory", "stdio")},
+        "http_load": {
+            **pick(load, ("clients", "calls_per_client", "total_calls", "calls_per_second", "seconds")),
+            "latency": pick(load.get("call_latency_under_load"), TIMING),
+        },
+    }
+
+
+def attestation(ctx: CollectContext) -> dict[str, Any]:
+    """Cost of attested proposals and lifecycles, and of validating a stored chain."""
+    art = _artefact(ctx, "attestation")
+    res = art.get("results", {})
+    validate = []
+    after = {"events": None, **dict.fromkeys(TIMING)}
+    for key, value in res.items():
+        if m := VALIDATE_KEY.match(key):
+            validate.append(
+                {
+                    "signer": m["signer"],
+                    "store": m["store"],
+                    "events": int(m["events"]),
+                    **pick(value, ("us_per_event", "seconds")),
+                }
+            )
+        elif m := AFTER_KEY.match(key):
+            after = {"events": int(m["events"]), **pick(value, TIMING)}
+    validate.sort(key=lambda v: (v["signer"], v["store"], v["events"]))
+    return {
+        "measured": bool(art),
+        "machine": _machine(art),
+        "propose": {
+            k: pick(res.get(f"propose_{k}"), TIMING) for k in ("hmac_memory", "hmac_file", "ed25519_memory", "ed25519_file")
+        },
+        "propose_after_history": after,
+        "lifecycle": {k: pick(res.get(f"lifecycle_{k}"), TIMING) for k in ("hmac_memory", "hmac_file")},
+        "validate": validate,
+        "validate_largest": max(validate, key=lambda v: v["events"])
+        if validate
+        else dict.fromkeys(("signer", "store", "events", "us_per_event", "seconds")),
+    }
+
+
+def falsification(ctx: CollectContext) -> dict[str, Any]:
+    """Per-call cost of the checks, its growth with text length, and the repository-aware cycle check."""
+    art = _artefact(ctx, "falsification")
+    res = art.get("results", {})
+    calls = res.get("per_call_us") or {}
+    return {
+        "measured": bool(art),
+        "machine": _machine(art),
+        "per_call_us": {name: number(calls.get(label)) for label, name in FALSIFICATION_CALLS.items()},
+        "findings": pick(res.get("findings"), ("complete", "mcp_style")),
+        "scaling": [pick(r, ("chars", "us")) for r in res.get("scaling") or []],
+        "repository": [pick(r, ("files", "cold_s", "warm_s")) for r in res.get("repo") or []],
+    }
+
+
+def research(ctx: CollectContext) -> dict[str, Any]:
+    """Wall time of the four-condition study, its verification and the differential grid."""
+    art = _artefact(ctx, "research")
+    res = art.get("results", {})
+    run = ("seconds", "proposals", "proposals_per_second", "runs", "parallel")
+    return {
+        "measured": bool(art),
+        "machine": _machine(art),
+        "serial": pick(res.get("default_serial"), run),
+        "parallel": pick(res.get("default_parallel_2"), run),
+        "identical_across_pools": res.get("identical_across_pools"),
+        "differential": pick(res.get("differential"), ("points", "seconds", "points_per_second", "disagreements")),
+        "formal": pick(res.get("formal"), ("proved", "total", "seconds", "z3")),
+        "target_seconds": res.get("target_seconds"),
+    }
+
+
+def notebooks(ctx: CollectContext) -> dict[str, Any]:
+    """The notebook batch run serially and in parallel."""
+    art = _artefact(ctx, "notebooks")
+    res = art.get("results", {})
+    return {
+        "measured": bool(art),
+        "machine": _machine(art),
+        "count": len(res.get("names") or []),
+        "serial_wall_s": dig(res, "serial", "wall_s"),
+        "parallel_wall_s": dig(res, "parallel", "wall_s"),
+        "workers": dig(res, "parallel", "workers"),
+        "parallel_to_serial_ratio": res.get("parallel_to_serial_ratio"),
+        "overhead_mean_s": dig(res, "overhead_per_notebook_s", "mean"),
+    }
+
+
+@collector("perf", inputs=("{output}/benchmarks/*.json",))
+def perf(ctx: CollectContext) -> dict[str, Any]:
+    """Every benchmark the manuscript reports, in a fixed shape."""
+    parts = {
+        "kernel": kernel(ctx),
+        "mcp": mcp(ctx),
+        "attestation": attestation(ctx),
+        "falsification": falsification(ctx),
+        "research": research(ctx),
+        "notebooks": notebooks(ctx),
+    }
+    return {**parts, "measured_count": sum(1 for p in parts.values() if p["measured"]), "benchmark_count": len(parts)}

@@ -1,0 +1,217 @@
+"""The four-condition study (``output/research/study.json``) in the shape the manuscript reads.
+
+Rates keep their numerators and denominators, intervals their method and unit, hypotheses
+their statement, scope and verdict. The per-item table stays in the artefact (the manuscript
+shows its contingency counts); everything else the text and figures use is here. Without the
+artefact every key is still present, with ``present: false`` and ``None`` values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scripts.collectors import CollectContext, collector
+from scripts.collectors.shape import dig, pick
+from scripts.hashing import file_sha256
+
+# names the manuscript refers to even when the study has not been run
+CONDITIONS = ("composite", "static_trust", "budget_only", "always_execute")
+BASELINES = CONDITIONS[1:]
+METRICS = (
+    "execution_volume",
+    "failure_rate",
+    "harm_per_item",
+    "utility_per_item",
+    "execute_first_rate",
+    "hold_rate",
+    "refusal_rate",
+    "prevented_failure_share",
+    "missed_success_rate",
+    "revisions_per_item",
+)
+PAIRED_METRICS = ("execution_volume", "failure_rate", "harm_per_item", "hold_rate", "refusal_rate", "utility_per_item")
+TOTALS = (
+    "items",
+    "attempts",
+    "executed",
+    "executed_after_revision",
+    "failures",
+    "successes",
+    "first_execute",
+    "first_hold",
+    "first_refuse",
+    "refused",
+    "held_unresolved",
+    "revisions",
+    "would_fail",
+    "prevented_failures",
+    "missed_successes",
+    "utility",
+)
+# each hypothesis: comparison name -> where its paired result sits under the hypothesis
+COMPARISONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "H1": {"primary": ("result",)},
+    "H2": {
+        "primary": ("result",),
+        "score": ("secondary", "kernel_score_difference"),
+        "non_execute": ("secondary", "non_execute_rate_difference"),
+    },
+    "H3": {"vs_execute": ("result", "vs_execute"), "vs_refuse": ("result", "vs_refuse")},
+    "H4": {"primary": ("result",), "vs_trust_ranked": ("secondary", "vs_trust_ranked")},
+}
+RATE = ("value", "numerator", "denominator")
+INTERVAL = ("ci_low", "ci_high", "confidence", "n_units", "unit", "samples")
+FORECASTS = ("kernel_score", "probe_score", "ground_truth")
+
+
+def _comparison(data: Any) -> dict[str, Any]:
+    """A paired difference: both sides with denominators, the estimate and its interval."""
+    return {
+        **pick(data, ("estimate", "ci_low", "ci_high", "confidence", "n_pairs", "unit", "method", "samples")),
+        "a": pick(dig(data, "a"), RATE),
+        "b": pick(dig(data, "b"), RATE),
+    }
+
+
+def _condition(analysis: Any, name: str) -> dict[str, Any]:
+    base = dig(analysis, "per_condition", name, default={})
+    per_run = [pick(r, ("run", *TOTALS)) for r in base.get("per_run") or []]
+    return {
+        "totals": pick(base.get("totals"), TOTALS),
+        "metrics": {
+            m: {**pick(dig(base, "metrics", m), RATE + INTERVAL), "meaning": dig(base, "metrics", m, "meaning")} for m in METRICS
+        },
+        "per_run": per_run,
+    }
+
+
+def _hypothesis(analysis: Any, name: str) -> dict[str, Any]:
+    h: dict[str, Any] = dig(analysis, "hypotheses", name, default={})
+    return {
+        **pick(h, ("statement", "measure", "scope", "verdict")),
+        "verdicts": h.get("verdicts") or {},
+        "comparisons": {c: _comparison(dig(h, *path)) for c, path in COMPARISONS[name].items()},
+        "events": pick(
+            h.get("events"), ("failure_events", "with_both_successors", "without_a_successor", "same_successor_in_same_tick")
+        ),
+        "immediate_probe_change": pick(dig(h, "secondary", "immediate_probe_change_at_target"), RATE),
+        "held_items": h.get("held_items"),
+        "hold_reasons": pick(h.get("hold_reasons"), ("hazard", "budget", "incomplete")),
+        "revision_decisions": pick(h.get("revision_decisions"), ("execute", "hold", "refuse")),
+        "expected_value": pick(h.get("expected_value"), ("execute_per_item", "hold_per_item", "refuse_per_item")),
+        "per_run": [
+            pick(r, ("run", "items", "executed", "failures", "random_expected_failures", "trust_ranked_expected_failures"))
+            for r in h.get("per_run") or []
+        ],
+    }
+
+
+def _parameters(study: Any) -> dict[str, Any]:
+    p = dig(study, "parameters", default={})
+    return {
+        **pick(
+            p.get("study"),
+            ("runs", "items", "agents", "seed", "warmup_ticks", "items_per_tick", "seconds_per_tick", "max_drain_ticks"),
+        ),
+        **pick(p.get("analysis"), ("bootstrap_samples", "confidence")),
+        "coverage_levels": dig(p, "analysis", "coverage_levels", default=[]),
+        "static_trust_threshold": dig(p, "conditions", "static_trust_threshold"),
+        "order": dig(p, "conditions", "order", default=list(CONDITIONS)),
+        "probe_trust": dig(p, "probe", "trust"),
+        "hold": pick(p.get("hold"), ("max_revisions", "revision_cost", "revision_delay_ticks")),
+        "calibration": pick(p.get("calibration"), ("trials", "start_trust")),
+        "utility": pick(p.get("utility"), ("success", "failure", "not_executed")),
+        "workload": {
+            **pick(
+                p.get("workload"),
+                ("version", "targets", "fragile_targets", "fragile_share", "zipf_exponent", "competence_low", "competence_high"),
+            ),
+            "action_types": sorted(dig(p, "workload", "action_types", default={})),
+            "missing": dig(p, "workload", "missing", default={}),
+            "ground_truth": dig(p, "workload", "ground_truth", default={}),
+        },
+    }
+
+
+def _verification(study: Any) -> dict[str, Any]:
+    v = dig(study, "verification", default={})
+    diff = v.get("differential") or {}
+    formal = v.get("formal") or {}
+    return {
+        "differential": {
+            **pick(
+                diff,
+                (
+                    "points",
+                    "disagreements",
+                    "decision_mismatches",
+                    "override_mismatches",
+                    "max_abs_score_difference",
+                    "tolerance",
+                ),
+            ),
+            "axes": diff.get("axes") or {},
+            "decisions": diff.get("decisions") or {},
+            "distinct_score_count": len(diff.get("distinct_scores") or []),
+        },
+        "formal": {
+            **pick(formal, ("proved", "total", "z3_available")),
+            "results": [pick(r, ("name", "status", "statement")) for r in formal.get("results") or []],
+        },
+        "policy_invariants": {
+            "all_hold": dig(v, "invariants", "all_hold"),
+            "names": [r.get("name") for r in dig(v, "invariants", "results", default=[])],
+        },
+        "kernel_invariants": {
+            **pick(study.get("invariants") if isinstance(study, dict) else None, ("all_hold", "kernels_checked")),
+            "violations": len(dig(study, "invariants", "violations", default=[])),
+        },
+    }
+
+
+def _calibration(analysis: Any) -> dict[str, Any]:
+    cal = dig(analysis, "calibration", default={})
+    return {
+        **pick(cal, ("n", "positives", "label", "note")),
+        "forecasts": {f: pick(dig(cal, "forecasts", f), ("brier", "ece", "log_loss")) for f in FORECASTS},
+        "coverage": dig(cal, "selective_risk", "coverage", default=[]),
+        "curves": dig(cal, "selective_risk", "curves", default={}),
+    }
+
+
+@collector("study", inputs=("{output}/research/study.json",))
+def study(ctx: CollectContext) -> dict[str, Any]:
+    """The study's parameters, per-condition rates, paired differences, H1–H4 and verification."""
+    path = ctx.config.out.root / "research" / "study.json"
+    present = path.is_file()
+    data: Any = ctx.read_json(path) if present else {}
+    analysis = data.get("analysis", {}) if isinstance(data, dict) else {}
+    paired_items = analysis.get("paired_items") or {}
+    return {
+        "present": present,
+        "file_sha256": file_sha256(path) if present else None,
+        **pick(data, ("schema", "title")),
+        "parameters": _parameters(data),
+        "provenance": {
+            **pick(
+                dig(data, "provenance", "workload"), ("items", "measured_items", "runs", "seed", "version", "sha256", "bytes")
+            ),
+            "traces": pick(dig(data, "provenance", "traces"), ("records", "sha256", "file")),
+            "code_sha256": dig(data, "provenance", "code_sha256"),
+            "parameters_sha256": dig(data, "provenance", "parameters_sha256"),
+        },
+        "proposals_through_kernel": dig(data, "throughput", "proposals_through_kernel"),
+        "conditions": {c: {"description": dig(data, "conditions", c), **_condition(analysis, c)} for c in CONDITIONS},
+        "condition_count": len(CONDITIONS),
+        "paired": {
+            b: {m: _comparison(dig(analysis, "paired_differences", "by_baseline", b, m)) for m in PAIRED_METRICS}
+            for b in BASELINES
+        },
+        "contingency": {b: dig(paired_items, "contingency", f"composite|{b}", default={}) for b in BASELINES},
+        "dispositions": {c: dig(paired_items, "disposition_by_ground_truth", c, default={}) for c in CONDITIONS},
+        "paired_item_count": len(paired_items.get("rows") or []),
+        "hypotheses": {h: _hypothesis(analysis, h) for h in COMPARISONS},
+        "hypothesis_count": len(COMPARISONS),
+        "calibration": _calibration(analysis),
+        "verification": _verification(data),
+    }
