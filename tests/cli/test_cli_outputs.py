@@ -26,6 +26,7 @@ def test_json_outputs_match_the_declared_schemas(colony: Runner, mini: Path, col
     _check(schemas.SearchOutput, colony("search", "hello", *project).json)
     _check(schemas.RunQuickOutput, colony("run-quick", "scripts/hello.py", *project).json)
     _check(schemas.ProjectOutput, colony("new", "probe", "--template", "notebook", *project).json)
+    write(mini / "benchmarks" / "__init__.py", "")  # a regular package, so it wins over any other 'benchmarks' on the path
     write(mini / "benchmarks" / "__main__.py", "import sys\nprint('bench', *sys.argv[1:])\n")
     bench = colony("run", "benchmark", "-p", "only=kernel,decay", *project).json
     _check(schemas.WorkflowOutput, bench)
