@@ -227,7 +227,7 @@ class ConsequenceMemory:
         """
         cur = self.db.conn.execute(
             "INSERT OR IGNORE INTO proposals (proposal_id, agent_id, proposal_json) VALUES (?, ?, ?)",
-            (proposal.proposal_id, proposal.agent_id, json.dumps(proposal.to_dict(), sort_keys=True)),
+            (proposal.proposal_id, proposal.agent_id, proposal.to_json()),
         )
         if cur.rowcount:
             profile.total_proposals += 1
@@ -270,7 +270,7 @@ class ConsequenceMemory:
                 proposal.agent_id,
                 proposal.action_type,
                 proposal.target,
-                json.dumps(proposal.to_dict(), sort_keys=True),
+                proposal.to_json(),
                 record.action_taken,
                 record.actual_outcome,
                 int(record.tests_passed),

@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,6 +143,7 @@ class ColonyKernel:
         )
         self.pruning_daemon = PruningDaemon(p, pheromone_store=self.pheromones, repo_root=config.repo_root, clock=self._clock)
         self._decay_default = {st: DecayRate(getattr(p.pheromone.signal_defaults, st.value)) for st in SignalType}
+        self.db.on_rollback(self.consequence_memory.invalidate_cache)
         self._restore()
         self.run_id = self._init_run_id(config.run_id)
         self.attestation = self._init_attestation()
@@ -186,16 +187,9 @@ class ColonyKernel:
         ledger = AttestationLedger(self.db.conn, signer=signer, clock=self._clock, lock=self._lock)
         return AttestedLifecycle(ledger, run_id=self.run_id)
 
-    @contextmanager
-    def _atomic(self) -> Iterator[None]:
-        """One kernel call = one transaction; on failure the caches are dropped with it."""
-        with self._lock:
-            try:
-                with self.db.transaction():
-                    yield
-            except BaseException:
-                self.consequence_memory.invalidate_cache()
-                raise
+    def _atomic(self) -> AbstractContextManager[object]:
+        """One kernel call = one transaction; a rollback also drops the profile caches (see __init__)."""
+        return self.db.transaction()
 
     def close(self) -> None:
         """Close the state database."""

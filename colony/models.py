@@ -12,7 +12,7 @@ enter the kernel. ``to_dict()`` returns JSON-shaped data (enums as their values)
 
 from __future__ import annotations
 
-import copy
+import json
 import math
 import time
 import uuid
@@ -167,6 +167,15 @@ def check_json_value(name: str, value: Any, _depth: int = 0) -> None:
             check_json_value(f"{name}.{k}", item, _depth + 1)
         return
     raise ValidationError(name, f"holds a {type(value).__name__}, which is not JSON data", value=value)
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, scalars); much cheaper than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [copy_json(v) for v in value]
+    return value
 
 
 def _enum(name: str, cls: type[StrEnum], value: Any) -> Any:
@@ -334,6 +343,13 @@ class ActionProposal(_Record):
         check_finite("ActionProposal.created_at", self.created_at)
 
     def to_dict(self) -> dict[str, Any]:
+        return self._fields(copy_json(self.evidence))
+
+    def to_json(self) -> str:
+        """Canonical JSON text of :meth:`to_dict` (sorted keys), without copying the evidence first."""
+        return json.dumps(self._fields(self.evidence), sort_keys=True, allow_nan=False)
+
+    def _fields(self, evidence: dict[str, Any]) -> dict[str, Any]:
         return {
             "agent_id": self.agent_id,
             "agent_type": self.agent_type,
@@ -343,7 +359,7 @@ class ActionProposal(_Record):
             "expected_outcome": self.expected_outcome,
             "budget_estimate": self.budget_estimate.to_dict(),
             "rollback_plan": self.rollback_plan,
-            "evidence": copy.deepcopy(self.evidence),
+            "evidence": evidence,
             "proposal_id": self.proposal_id,
             "created_at": self.created_at,
         }

@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +59,8 @@ class StateDB:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.RLock()
         self._depth = 0
+        self._rollback_hooks: list[Callable[[], None]] = []
+        self._txn = _Transaction(self)
         try:
             self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             if self.persistent:
@@ -73,25 +74,17 @@ class StateDB:
             ) from exc
 
     # ------------------------------------------------------------ transactions
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Run a block atomically; nested blocks join the outer transaction."""
-        with self.lock:
-            outer = self._depth == 0
-            if outer:
-                self.conn.execute("BEGIN IMMEDIATE")
-            self._depth += 1
-            try:
-                yield self.conn
-            except BaseException:
-                self._depth -= 1
-                if outer:
-                    self.conn.execute("ROLLBACK")
-                raise
-            else:
-                self._depth -= 1
-                if outer:
-                    self.conn.execute("COMMIT")
+    def transaction(self) -> _Transaction:
+        """Run a block atomically under the lock; nested blocks join the outer transaction.
+
+        ``on_rollback`` callbacks registered with :meth:`on_rollback` run when the outermost
+        block fails (so in-process caches can be dropped with the rolled-back rows).
+        """
+        return self._txn
+
+    def on_rollback(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` after every rolled-back outermost transaction."""
+        self._rollback_hooks.append(callback)
 
     def close(self) -> None:
         with self.lock:
@@ -153,3 +146,38 @@ class StateDB:
             return None
         data: dict[str, Any] = json.loads(raw)
         return ResourceCost.from_dict(data["used"]), float(data["period_start"])
+
+
+class _Transaction:
+    """Re-entrant context manager behind :meth:`StateDB.transaction` (a class: cheaper than a generator)."""
+
+    __slots__ = ("db",)
+
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        db = self.db
+        db.lock.acquire()
+        if db._depth == 0:
+            try:
+                db.conn.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                db.lock.release()
+                raise
+        db._depth += 1
+        return db.conn
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        db = self.db
+        db._depth -= 1
+        try:
+            if db._depth == 0:
+                if exc_type is None:
+                    db.conn.execute("COMMIT")
+                else:
+                    db.conn.execute("ROLLBACK")
+                    for hook in db._rollback_hooks:
+                        hook()
+        finally:
+            db.lock.release()
