@@ -14,8 +14,8 @@ $(STAMP): pyproject.toml requirements.lock scripts/setup_system.sh
 	bash scripts/setup_system.sh
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check uv
 	$(PYTHON) -m uv venv --allow-existing --python $(PYTHON) $(VENV)
-	VIRTUAL_ENV=$(VENV) $(PYTHON) -m uv pip install --quiet --compile-bytecode -r requirements.lock
-	VIRTUAL_ENV=$(VENV) $(PYTHON) -m uv pip install --quiet --compile-bytecode --no-deps -e .
+	$(PYTHON) -m uv pip install --quiet --compile-bytecode --python $(PY) -r requirements.lock
+	$(PYTHON) -m uv pip install --quiet --compile-bytecode --python $(PY) --no-deps -e .
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
