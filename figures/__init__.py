@@ -25,13 +25,31 @@ from colony.errors import ValidationError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["EVIDENCE_CLASSES", "FigureContext", "FigureSpec", "UndeclaredInputError"]
+__all__ = ["EVIDENCE_CLASSES", "FigureContext", "FigureSpec", "UndeclaredInputError", "with_sources"]
 
 EVIDENCE_CLASSES = frozenset(
     {"analytic", "configuration", "quality-gate", "deterministic-fixture", "measurement", "offline-synthetic", "schematic"}
 )
 FIGURE_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 FILE_PREFIX = "file:"
+
+
+def with_sources(caption: str, module: str, *data: str) -> str:
+    """``caption`` followed by links to the figure's module and to what produced its data.
+
+    ``module`` is the figure module's ``__file__``; ``data`` are repository paths (a notebook,
+    a benchmark script, the policy file). The links point into the repository at the built
+    commit (``links.source`` in the snapshot), as reproducible-paper tools link each figure to
+    the code behind it.
+
+    >>> with_sources("Cap.", "/x/figures/demo.py", "notebooks/02_decay.ipynb")  # doctest: +NORMALIZE_WHITESPACE
+    'Cap. Source: [figures/demo.py](<< links.source >>figures/demo.py); data: [notebooks/02_decay.ipynb](<< links.source >>notebooks/02_decay.ipynb).'
+    """
+    name = f"figures/{Path(module).name}"
+    parts = [f"Source: [{name}](<< links.source >>{name})"]
+    if data:
+        parts.append("data: " + ", ".join(f"[{d}](<< links.source >>{d})" for d in data))
+    return f"{caption.rstrip()} {'; '.join(parts)}."
 
 
 class UndeclaredInputError(ValidationError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from figures import FigureContext, FigureSpec
+from figures import FigureContext, FigureSpec, with_sources
 from figures.style import OKABE_ITO, new_figure
 
 COMPONENTS = ("budget", "risk", "trust", "completeness")
@@ -43,10 +43,14 @@ def plot(ctx: FigureContext) -> Figure:
 
 FIGURE = FigureSpec(
     id="gate_weights",
-    caption=(
-        "Composition of the gate score. Budget, risk, trust and completeness contribute at most their weights, which "
-        "sum to one; a score of at least << policy.gate.execute_threshold | num >> executes, at least "
-        "<< policy.gate.hold_threshold | num >> holds, and anything lower is refused. Configuration: read from the policy file."
+    caption=with_sources(
+        (
+            "Composition of the gate score. Budget, risk, trust and completeness contribute at most their weights, which "
+            "sum to one; a score of at least << policy.gate.execute_threshold | num >> executes, at least "
+            "<< policy.gate.hold_threshold | num >> holds, and anything lower is refused. Configuration: read from the policy file."
+        ),
+        __file__,
+        "colony/config/policy.yaml",
     ),
     alt="Stacked horizontal bar of four weights spanning zero to one, over three shaded decision bands.",
     description=(

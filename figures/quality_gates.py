@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from figures import FigureContext, FigureSpec
+from figures import FigureContext, FigureSpec, with_sources
 from figures.style import OKABE_ITO, new_figure
 
 
@@ -41,10 +41,14 @@ def plot(ctx: FigureContext) -> Figure:
 
 FIGURE = FigureSpec(
     id="quality_gates",
-    caption=(
-        "The gates this build passed: << gates.tests.passed | count >> tests passed, and coverage of "
-        "<< gates.coverage.percent | percent >> (statements and branches) cleared the floor of "
-        "<< gates.coverage.floor | percent(0) >>. Quality-gate evidence: read from the gate report of this build."
+    caption=with_sources(
+        (
+            "The gates this build passed: << gates.tests.passed | count >> tests passed, and coverage of "
+            "<< gates.coverage.percent | percent >> (statements and branches) cleared the floor of "
+            "<< gates.coverage.floor | percent(0) >>. Quality-gate evidence: read from the gate report of this build."
+        ),
+        __file__,
+        "scripts/gates.py",
     ),
     alt="Two bar charts: counts of passed, skipped, failed and errored tests; two coverage bars against a dashed floor line.",
     description=(

@@ -7,6 +7,7 @@ series also differs by line style or marker, so colour is never the only channel
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -18,7 +19,22 @@ matplotlib.use("Agg")
 from cycler import cycler
 from matplotlib.figure import Figure
 
-__all__ = ["DPI", "LINESTYLES", "MARKERS", "OKABE_ITO", "SERIES", "contrast_ratio", "figure_style", "new_figure", "png_bytes"]
+__all__ = [
+    "DECISION_COLOURS",
+    "DECISION_HATCHES",
+    "DPI",
+    "LABEL_BOX",
+    "LINESTYLES",
+    "MARKERS",
+    "OKABE_ITO",
+    "SERIES",
+    "box_edge",
+    "contrast_ratio",
+    "figure_style",
+    "new_figure",
+    "not_measured",
+    "png_bytes",
+]
 
 OKABE_ITO = {
     "black": "#000000",
@@ -35,6 +51,10 @@ SERIES = ("blue", "vermillion", "bluish_green", "reddish_purple", "orange", "bla
 LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 1)), (0, (3, 1, 1, 1, 1, 1)))
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 DPI = 200
+# gate decisions: one colour each (light fills keep printed labels readable), plus a hatch so print in grey still separates them
+DECISION_COLOURS = {"execute": "#9fd0ec", "hold": "#f5d58a", "refuse": "#ef9f73"}
+DECISION_HATCHES = {"execute": "", "hold": "..", "refuse": "//"}
+LABEL_BOX = {"facecolor": "white", "alpha": 0.9, "edgecolor": "none", "pad": 1.5}
 
 RC: Any = {  # Any: matplotlib types rcParams keys as a closed Literal set
     "font.family": "DejaVu Sans",
@@ -66,6 +86,21 @@ def figure_style() -> Iterator[None]:
 def new_figure(size: tuple[float, float]) -> Figure:
     """A constrained-layout figure that needs no pyplot state."""
     return Figure(figsize=size, layout="constrained")
+
+
+def box_edge(start: tuple[float, float], end: tuple[float, float], half_w: float, half_h: float) -> tuple[float, float]:
+    """Where the segment from ``start`` (a box centre) towards ``end`` leaves that box (for diagram arrows)."""
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    t = min(half_w / abs(dx) if dx else math.inf, half_h / abs(dy) if dy else math.inf)
+    return start[0] + t * dx, start[1] + t * dy
+
+
+def not_measured(figure: Figure, what: str) -> Figure:
+    """Draw an explicit "not measured" panel (an absent artefact is never plotted as zero)."""
+    axes = figure.add_subplot()
+    axes.set_axis_off()
+    axes.text(0.5, 0.5, f"not measured\n{what}", ha="center", va="center", fontsize=11, transform=axes.transAxes)
+    return figure
 
 
 def png_bytes(figure: Figure) -> bytes:

@@ -79,7 +79,7 @@ def decay(ctx: CollectContext) -> dict[str, Any]:
                 "max_closed_form_error",
             ),
         )
-        | {"values": list(t.get("values") or [])}
+        | {"readings": list(t.get("values") or [])}  # not "values": in a template that names the dict method
         for t in results.get("traces") or []
     ]
     unit = {c: next((t for t in traces if t["decay_class"] == c and t["deposited"] == 1.0), None) for c in DECAY_CLASSES}

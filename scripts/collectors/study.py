@@ -31,7 +31,7 @@ METRICS = (
 )
 PAIRED_METRICS = ("execution_volume", "failure_rate", "harm_per_item", "hold_rate", "refusal_rate", "utility_per_item")
 TOTALS = (
-    "items",
+    "items",  # renamed to n_items below: ``.items`` would name the dict method in a template
     "attempts",
     "executed",
     "executed_after_revision",
@@ -73,11 +73,16 @@ def _comparison(data: Any) -> dict[str, Any]:
     }
 
 
+def _renamed(values: dict[str, Any]) -> dict[str, Any]:
+    """``items`` -> ``n_items`` (jinja resolves ``x.items`` to the dict method, not the key)."""
+    return {("n_items" if k == "items" else k): v for k, v in values.items()}
+
+
 def _condition(analysis: Any, name: str) -> dict[str, Any]:
     base = dig(analysis, "per_condition", name, default={})
-    per_run = [pick(r, ("run", *TOTALS)) for r in base.get("per_run") or []]
+    per_run = [_renamed(pick(r, ("run", *TOTALS))) for r in base.get("per_run") or []]
     return {
-        "totals": pick(base.get("totals"), TOTALS),
+        "totals": _renamed(pick(base.get("totals"), TOTALS)),
         "metrics": {
             m: {**pick(dig(base, "metrics", m), RATE + INTERVAL), "meaning": dig(base, "metrics", m, "meaning")} for m in METRICS
         },
@@ -100,7 +105,9 @@ def _hypothesis(analysis: Any, name: str) -> dict[str, Any]:
         "revision_decisions": pick(h.get("revision_decisions"), ("execute", "hold", "refuse")),
         "expected_value": pick(h.get("expected_value"), ("execute_per_item", "hold_per_item", "refuse_per_item")),
         "per_run": [
-            pick(r, ("run", "items", "executed", "failures", "random_expected_failures", "trust_ranked_expected_failures"))
+            _renamed(
+                pick(r, ("run", "items", "executed", "failures", "random_expected_failures", "trust_ranked_expected_failures"))
+            )
             for r in h.get("per_run") or []
         ],
     }
@@ -109,9 +116,11 @@ def _hypothesis(analysis: Any, name: str) -> dict[str, Any]:
 def _parameters(study: Any) -> dict[str, Any]:
     p = dig(study, "parameters", default={})
     return {
-        **pick(
-            p.get("study"),
-            ("runs", "items", "agents", "seed", "warmup_ticks", "items_per_tick", "seconds_per_tick", "max_drain_ticks"),
+        **_renamed(
+            pick(
+                p.get("study"),
+                ("runs", "items", "agents", "seed", "warmup_ticks", "items_per_tick", "seconds_per_tick", "max_drain_ticks"),
+            )
         ),
         **pick(p.get("analysis"), ("bootstrap_samples", "confidence")),
         "coverage_levels": dig(p, "analysis", "coverage_levels", default=[]),
@@ -193,8 +202,10 @@ def study(ctx: CollectContext) -> dict[str, Any]:
         **pick(data, ("schema", "title")),
         "parameters": _parameters(data),
         "provenance": {
-            **pick(
-                dig(data, "provenance", "workload"), ("items", "measured_items", "runs", "seed", "version", "sha256", "bytes")
+            **_renamed(
+                pick(
+                    dig(data, "provenance", "workload"), ("items", "measured_items", "runs", "seed", "version", "sha256", "bytes")
+                )
             ),
             "traces": pick(dig(data, "provenance", "traces"), ("records", "sha256", "file")),
             "code_sha256": dig(data, "provenance", "code_sha256"),

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
-import json
+import sys
 from pathlib import Path
 
 import pytest
 from build_fixtures import ROOT
 
-from colony.config import default_policy
 from colony.errors import ValidationError
 from figures import FigureContext, FigureSpec, UndeclaredInputError
 from figures.style import LINESTYLES, MARKERS, OKABE_ITO, SERIES, contrast_ratio, figure_style, new_figure, png_bytes
 from scripts import render_figures
-from scripts.buildconfig import BuildConfig
 
 GOOD = {
     "id": "demo",
@@ -77,16 +74,16 @@ def test_series_never_rely_on_colour_alone() -> None:
 
 
 def test_repo_figures_render_from_a_snapshot(tmp_path: Path) -> None:
-    config = dataclasses.replace(BuildConfig.load(ROOT), output_dir=str(tmp_path / "out"))
-    snapshot = {
-        "policy": default_policy().to_dict(),
-        "gates": {
-            "tests": {"total": 12, "passed": 11, "skipped": 1, "failed": 0, "errors": 0},
-            "coverage": {"percent": 88.4, "branch_percent": 80.2, "floor": 80.0},
-        },
-    }
-    config.out.variables.parent.mkdir(parents=True)
-    config.out.variables.write_text(json.dumps(snapshot), encoding="utf-8")
+    # the repository's figures read far more than policy and gates: build a complete output the way
+    # the manuscript tests do (tests/manuscript/manuscript_support.py), then render through the stage
+    sys.path.insert(0, str(ROOT / "tests" / "manuscript"))
+    from manuscript_support import collect, populate, repo_config, write_snapshot
+
+    populate(tmp_path / "out")
+    config = repo_config(tmp_path / "out")
+    snapshot = collect(config)
+    snapshot["gates"]["tests"] = {"total": 12, "passed": 11, "skipped": 1, "failed": 0, "errors": 0}
+    write_snapshot(config, snapshot)
     first = render_figures.run(config)
     registry = render_figures.load_registry(config)
     assert registry["count"] == len(render_figures.discover(config)) >= 3

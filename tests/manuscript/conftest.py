@@ -1,0 +1,33 @@
+"""Fixtures for the manuscript tests: a complete output directory and its snapshot, built once per session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from manuscript_support import collect, populate, repo_config, write_snapshot
+
+from scripts.buildconfig import BuildConfig
+
+
+@pytest.fixture(scope="session")
+def complete(tmp_path_factory: pytest.TempPathFactory) -> tuple[BuildConfig, dict[str, Any]]:
+    """Every artefact present: the configuration writing there and the collected snapshot (also on disk)."""
+    out: Path = tmp_path_factory.mktemp("manuscript-out")
+    populate(out)
+    config = repo_config(out)
+    snapshot = collect(config)
+    write_snapshot(config, snapshot)
+    return config, snapshot
+
+
+@pytest.fixture(scope="session")
+def degraded(tmp_path_factory: pytest.TempPathFactory) -> tuple[BuildConfig, dict[str, Any]]:
+    """No benchmark artefacts and no study: what the manuscript must still render from."""
+    out: Path = tmp_path_factory.mktemp("manuscript-degraded")
+    populate(out, benchmarks=False, study=False)
+    config = repo_config(out)
+    snapshot = collect(config)
+    write_snapshot(config, snapshot)
+    return config, snapshot
