@@ -26,16 +26,15 @@ from colony.actuation_gate import ActuationGate
 from colony.attestation import (
     AttestationLedger,
     AttestedLifecycle,
-    LedgerEvent,
-    LedgerValidationResult,
     Signer,
     signer_from_config,
     signer_from_env,
 )
 from colony.config import Policy, default_policy, load_policy
-from colony.consequence_memory import ConsequenceMemory, parse_feedback
+from colony.consequence_memory import ConsequenceMemory
 from colony.errors import AttestationError, ValidationError
 from colony.falsification import FalsificationWorker
+from colony.kernel_attestation import AttestedLifecycleMixin
 from colony.models import (
     ActionProposal,
     AgentTrustProfile,
@@ -46,12 +45,11 @@ from colony.models import (
     FalsificationSeverity,
     GateDecision,
     GateResult,
-    ResourceCost,
     SignalSource,
     SignalType,
     check_finite,
-    check_json_value,
 )
+from colony.outcomes import ParsedOutcome, parse_outcome
 from colony.pheromone_store import PheromoneStore
 from colony.pruning_daemon import PruningDaemon
 from colony.resource_ledger import ResourceLedger
@@ -105,10 +103,7 @@ class ColonyKernelConfig:
             raise ValidationError("attestation_algorithm", "must be 'hmac' or 'ed25519'", value=self.attestation_algorithm)
 
 
-_OUTCOME_KEYS = frozenset({"summary", "repair_needed", "action_taken", "cost"})
-
-
-class ColonyKernel:
+class ColonyKernel(AttestedLifecycleMixin):
     """The colony control plane. Public methods are safe under concurrent callers."""
 
     def __init__(self, config: ColonyKernelConfig | None = None) -> None:
@@ -264,32 +259,6 @@ class ColonyKernel:
             self.pheromones.deposit_capped(signal, profile.trust_score, agent_id=proposal.agent_id, cap=cap)
 
     # --------------------------------------------------------------- outcome
-    def _parse_outcome(
-        self, proposal: ActionProposal, outcome: Any, tests_passed: Any, human_feedback: Any
-    ) -> tuple[str, str, bool, ResourceCost, float]:
-        if not isinstance(proposal, ActionProposal):
-            raise ValidationError("proposal", f"must be an ActionProposal, got {type(proposal).__name__}", value=proposal)
-        if not isinstance(outcome, dict):
-            raise ValidationError("outcome", f"must be a dict, got {type(outcome).__name__}", value=outcome)
-        unknown = sorted(set(outcome) - _OUTCOME_KEYS)
-        if unknown:
-            raise ValidationError("outcome", f"unknown keys {unknown}; expected some of {sorted(_OUTCOME_KEYS)}")
-        check_json_value("outcome", outcome)
-        if not isinstance(tests_passed, bool):
-            raise ValidationError("tests_passed", f"must be a bool, got {type(tests_passed).__name__}", value=tests_passed)
-        summary = outcome.get("summary", "")
-        if not isinstance(summary, str):
-            raise ValidationError("outcome.summary", "must be a string", value=summary)
-        repair = outcome.get("repair_needed", False)
-        if not isinstance(repair, bool):
-            raise ValidationError("outcome.repair_needed", "must be a bool", value=repair)
-        action_taken = outcome.get("action_taken", proposal.action_type)
-        if not isinstance(action_taken, str) or not action_taken.strip():
-            raise ValidationError("outcome.action_taken", "must be a non-empty string", value=action_taken)
-        cost = ResourceCost.from_dict(outcome["cost"], name="outcome.cost") if outcome.get("cost") else proposal.budget_estimate
-        feedback = parse_feedback(human_feedback)
-        return summary or "(no summary)", action_taken, repair, cost, feedback
-
     def record_outcome(
         self,
         proposal: ActionProposal,
@@ -308,22 +277,19 @@ class ColonyKernel:
                 "record_execution_receipt → record_attested_outcome",
                 status="unauthorized_link",
             )
-        parsed = self._parse_outcome(proposal, outcome, tests_passed, human_feedback)
+        parsed = parse_outcome(proposal, outcome, tests_passed, human_feedback)
         with self._atomic():
-            return self._apply_outcome(proposal, tests_passed, *parsed, attested=False)
+            return self._apply_outcome(proposal, tests_passed, parsed, attested=False)
 
     def _apply_outcome(
         self,
         proposal: ActionProposal,
         tests_passed: bool,
-        summary: str,
-        action_taken: str,
-        repair: bool,
-        cost: ResourceCost,
-        feedback: float,
+        parsed: ParsedOutcome,
         *,
         attested: bool,
     ) -> ConsequenceRecord:
+        summary, action_taken, repair, cost, feedback = parsed
         memory = self.consequence_memory
         profile = memory.get_profile(proposal.agent_id)
         memory.note_proposal(profile, proposal)
@@ -365,53 +331,6 @@ class ColonyKernel:
             {"agent_id": proposal.agent_id},
         )
         return record
-
-    # ----------------------------------------------------------- attestation
-    def _require_attestation(self) -> AttestedLifecycle:
-        if self.attestation is None:
-            raise AttestationError("attestation is disabled for this kernel", status=None)
-        return self.attestation
-
-    def authorize_execution(self, proposal_id: str, actor_id: str) -> LedgerEvent:
-        """Authorize an attested EXECUTE verdict (at most once); returns the ledger event."""
-        att = self._require_attestation()
-        with self._atomic():
-            return att.authorize(proposal_id, actor_id)
-
-    def record_execution_receipt(self, proposal_id: str, receipt: dict[str, Any], actor_id: str = "executor") -> LedgerEvent:
-        """Link a caller's execution receipt to the proposal's authorization; returns the ledger event."""
-        att = self._require_attestation()
-        if not isinstance(receipt, dict):
-            raise ValidationError("receipt", "must be a dict", value=receipt)
-        check_json_value("receipt", receipt)
-        with self._atomic():
-            return att.record_receipt(proposal_id, receipt, actor_id)
-
-    def record_attested_outcome(
-        self,
-        proposal: ActionProposal,
-        outcome: dict[str, Any],
-        tests_passed: bool,
-        human_feedback: str | None = None,
-        actor_id: str = "observer",
-    ) -> ConsequenceRecord:
-        """Record the outcome of an executed, receipted proposal (one per receipt)."""
-        att = self._require_attestation()
-        parsed = self._parse_outcome(proposal, outcome, tests_passed, human_feedback)
-        with self._atomic():
-            att.check_can_record_outcome(proposal.proposal_id)
-            record = self._apply_outcome(proposal, tests_passed, *parsed, attested=True)
-            att.record_outcome(
-                proposal.proposal_id, {**outcome, "tests_passed": tests_passed, "consequence_id": record.consequence_id}, actor_id
-            )
-            return record
-
-    def attestation_status(self, run_id: str | None = None) -> LedgerValidationResult | None:
-        """Validate the kernel's (or a named) attestation run; None when attestation is disabled."""
-        if self.attestation is None:
-            return None
-        with self._lock:
-            return self.attestation.status(run_id or self.run_id)
 
     def get_proposal(self, proposal_id: str) -> ActionProposal | None:
         """A proposal the kernel has seen (through propose or an outcome report), or None."""

@@ -1,0 +1,83 @@
+"""The attested lifecycle on the kernel: authorize → receipt → attested outcome, and validation.
+
+A mixin of :class:`colony.kernel.ColonyKernel`, kept apart so the kernel module stays one
+concept. Every method needs ``attestation_mode`` ``"optional"`` or ``"required"``.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
+
+from colony.errors import AttestationError, ValidationError
+from colony.models import ActionProposal, ConsequenceRecord, check_json_value
+from colony.outcomes import ParsedOutcome, parse_outcome
+
+if TYPE_CHECKING:
+    import threading
+
+    from colony.attestation import AttestedLifecycle, LedgerEvent, LedgerValidationResult
+
+__all__ = ["AttestedLifecycleMixin"]
+
+
+class AttestedLifecycleMixin:
+    """Attested-lifecycle methods; the host class provides the attributes declared below."""
+
+    attestation: AttestedLifecycle | None
+    run_id: str
+    _lock: threading.RLock
+
+    def _atomic(self) -> AbstractContextManager[object]:  # pragma: no cover - provided by the kernel
+        raise NotImplementedError
+
+    def _apply_outcome(
+        self, proposal: ActionProposal, tests_passed: bool, parsed: ParsedOutcome, *, attested: bool
+    ) -> ConsequenceRecord:  # pragma: no cover - provided by the kernel
+        raise NotImplementedError
+
+    def _require_attestation(self) -> AttestedLifecycle:
+        if self.attestation is None:
+            raise AttestationError("attestation is disabled for this kernel", status=None)
+        return self.attestation
+
+    def authorize_execution(self, proposal_id: str, actor_id: str) -> LedgerEvent:
+        """Authorize an attested EXECUTE verdict (at most once); returns the ledger event."""
+        att = self._require_attestation()
+        with self._atomic():
+            return att.authorize(proposal_id, actor_id)
+
+    def record_execution_receipt(self, proposal_id: str, receipt: dict[str, Any], actor_id: str = "executor") -> LedgerEvent:
+        """Link a caller's execution receipt to the proposal's authorization; returns the ledger event."""
+        att = self._require_attestation()
+        if not isinstance(receipt, dict):
+            raise ValidationError("receipt", "must be a dict", value=receipt)
+        check_json_value("receipt", receipt)
+        with self._atomic():
+            return att.record_receipt(proposal_id, receipt, actor_id)
+
+    def record_attested_outcome(
+        self,
+        proposal: ActionProposal,
+        outcome: dict[str, Any],
+        tests_passed: bool,
+        human_feedback: str | None = None,
+        actor_id: str = "observer",
+    ) -> ConsequenceRecord:
+        """Record the outcome of an executed, receipted proposal (one per receipt)."""
+        att = self._require_attestation()
+        parsed = parse_outcome(proposal, outcome, tests_passed, human_feedback)
+        with self._atomic():
+            att.check_can_record_outcome(proposal.proposal_id)
+            record = self._apply_outcome(proposal, tests_passed, parsed, attested=True)
+            att.record_outcome(
+                proposal.proposal_id, {**outcome, "tests_passed": tests_passed, "consequence_id": record.consequence_id}, actor_id
+            )
+            return record
+
+    def attestation_status(self, run_id: str | None = None) -> LedgerValidationResult | None:
+        """Validate the kernel's (or a named) attestation run; None when attestation is disabled."""
+        if self.attestation is None:
+            return None
+        with self._lock:
+            return self.attestation.status(run_id or self.run_id)
