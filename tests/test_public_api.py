@@ -35,6 +35,7 @@ CORE = [
     "colony.consequence_memory",
     "colony.role_adapter",
     "colony.kernel",
+    "colony.outcomes",
 ]
 
 
