@@ -40,15 +40,19 @@ def with_sources(caption: str, module: str, *data: str) -> str:
     ``module`` is the figure module's ``__file__``; ``data`` are repository paths (a notebook,
     a benchmark script, the policy file). The links point into the repository at the built
     commit (``links.source`` in the snapshot), as reproducible-paper tools link each figure to
-    the code behind it.
+    the code behind it. They are written as HTML anchors, which keep the Markdown image syntax
+    free of nested brackets; the manuscript's Lua filter turns them into links for every format.
 
-    >>> with_sources("Cap.", "/x/figures/demo.py", "notebooks/02_decay.ipynb")  # doctest: +NORMALIZE_WHITESPACE
-    'Cap. Source: [figures/demo.py](<< links.source >>figures/demo.py); data: [notebooks/02_decay.ipynb](<< links.source >>notebooks/02_decay.ipynb).'
+    >>> with_sources("Cap.", "/x/figures/demo.py")
+    'Cap. Source: <a href="<< links.source >>figures/demo.py">figures/demo.py</a>.'
     """
-    name = f"figures/{Path(module).name}"
-    parts = [f"Source: [{name}](<< links.source >>{name})"]
+
+    def link(path: str) -> str:
+        return f'<a href="<< links.source >>{path}">{path}</a>'
+
+    parts = [f"Source: {link(f'figures/{Path(module).name}')}"]
     if data:
-        parts.append("data: " + ", ".join(f"[{d}](<< links.source >>{d})" for d in data))
+        parts.append("data: " + ", ".join(link(d) for d in data))
     return f"{caption.rstrip()} {'; '.join(parts)}."
 
 

@@ -50,6 +50,37 @@ local function typst_math(math_el, label, numbered)
   return "#[#set math.equation(" .. settings .. ")\n" .. body .. suffix .. "]"
 end
 
+-- pass 0: raw HTML anchors (figure captions link to their sources) become real links -------
+
+local function anchor_href(el)
+  if el.t == "RawInline" and el.format == "html" then
+    return el.text:match('^<a href="([^"]*)">$')
+  end
+  return nil
+end
+
+local function is_anchor_end(el)
+  return el.t == "RawInline" and el.format == "html" and el.text == "</a>"
+end
+
+local function html_anchors(inlines)
+  local out = pandoc.List()
+  local i = 1
+  while i <= #inlines do
+    local href = anchor_href(inlines[i])
+    local j = i + 1
+    while href and j <= #inlines and not is_anchor_end(inlines[j]) do j = j + 1 end
+    if href and j <= #inlines then
+      out:insert(pandoc.Link(pandoc.List({ table.unpack(inlines, i + 1, j - 1) }), href))
+      i = j + 1
+    else
+      out:insert(inlines[i])
+      i = i + 1
+    end
+  end
+  return out
+end
+
 -- pass 1: number every label in document order ------------------------------------------
 
 local function number_header(h)
@@ -167,6 +198,7 @@ local function rewrite_equation(p)
 end
 
 function Pandoc(doc)
+  doc = doc:walk({ Inlines = html_anchors })
   number_blocks(doc)
   doc = doc:walk({
     Para = rewrite_equation,

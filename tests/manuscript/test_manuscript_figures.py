@@ -15,7 +15,7 @@ from figures.style import figure_style, png_bytes
 from scripts import render_figures
 from scripts.buildconfig import BuildConfig
 
-LINK = re.compile(r"\[(figures/\w+\.py)\]\((https?://\S+?/blob/\w+/figures/\w+\.py)\)")
+LINK = re.compile(r"<a href=\"(https?://\S+?/blob/\w+/(figures/\w+\.py))\">(figures/\w+\.py)</a>")
 MEASURED = {"mcp_latency", "kernel_scaling", "study_rates", "study_hypotheses", "study_runs"}
 
 
@@ -35,7 +35,7 @@ def test_every_figure_renders_with_a_source_link_and_enough_of_them(complete: tu
         png = config.out.root / entry["file"]
         assert png.stat().st_size == entry["bytes"] > 10_000, entry["id"]
         link = LINK.search(entry["caption"])
-        assert link and link.group(1) == entry["module"], entry["id"]
+        assert link and link.group(2) == link.group(3) == entry["module"], entry["id"]
         assert "<<" not in entry["caption"] + entry["alt"] + entry["description"]
         assert entry["alt"].strip() and len(entry["description"]) > len(entry["alt"])
 
