@@ -38,7 +38,8 @@ def plot(ctx: FigureContext) -> Figure:
     figure = new_figure(ctx.spec.size)
     if not data.get("available"):
         return not_measured(figure, "the attestation probe could not run")
-    upper, lower = figure.subfigures(2, 1, height_ratios=[1.0, 4.6])
+    subfigures: Any = figure.subfigures(2, 1, height_ratios=[1.0, 4.6])
+    upper, lower = subfigures
     _chain(upper.add_subplot(), data["events"])
     bottom = lower.add_subplot()
     tamper, misuse = data["tamper"], data["misuse"]

@@ -96,7 +96,7 @@ FIGURE = FigureSpec(
     id="gate_landscape",
     caption=with_sources(
         "Decision landscape of the real gate over << landscape.trust_steps >> trust × << landscape.hazard_steps >> hazard "
-        "levels, for a proposal missing none to << landscape.per_missing | length - 1 >> of the completeness fields, clear "
+        "levels, for a proposal missing none to << landscape.missing_max >> of the completeness fields, clear "
         "budget, no recent failures and the role each trust level earns. Dashed verticals: trust floor "
         "(<< policy.gate.trust_hard_floor | num >>) and full credit (<< policy.gate.trust_full_credit | num >>); dotted "
         "horizontals: hazard bands (<< policy.gate.hazard_medium | num >>, << policy.gate.hazard_high | num >>). "

@@ -135,7 +135,7 @@ def landscape(ctx: CollectContext) -> dict[str, Any]:
     present, params, results = _notebook(ctx, "landscape")
     codes = {int(v): k for k, v in (results.get("decision_codes") or {}).items()}
     surfaces = results.get("surfaces") or {}
-    per_missing = []
+    per_missing: list[dict[str, Any]] = []
     every: list[tuple[float, int]] = []
     for key in sorted(surfaces, key=int):
         surface = surfaces[key]
@@ -169,6 +169,7 @@ def landscape(ctx: CollectContext) -> dict[str, Any]:
         "hazard_steps": params.get("hazard_steps"),
         "hazard_max": params.get("hazard_max"),
         "grid_points": len(every),
+        "missing_max": max((m["missing"] for m in per_missing), default=None),
         "per_missing": per_missing,
         "attainable": attainable,
         "attainable_count": len(scored),

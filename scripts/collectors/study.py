@@ -94,7 +94,7 @@ def _hypothesis(analysis: Any, name: str) -> dict[str, Any]:
     h: dict[str, Any] = dig(analysis, "hypotheses", name, default={})
     return {
         **pick(h, ("statement", "measure", "scope", "verdict")),
-        "verdicts": h.get("verdicts") or {},
+        "verdicts": {c: dig(h, "verdicts", c) for c in COMPARISONS[name]},
         "comparisons": {c: _comparison(dig(h, *path)) for c, path in COMPARISONS[name].items()},
         "events": pick(
             h.get("events"), ("failure_events", "with_both_successors", "without_a_successor", "same_successor_in_same_tick")

@@ -106,12 +106,19 @@ def _altered_number(value: int | float, path: str) -> int | float:
     return value * 1.37 + math.copysign(0.0731, value)
 
 
+def _altered_text(value: str) -> str:
+    """Every digit shifted by one (dates, versions, digests change; hex stays hex, names stay names)."""
+    return "".join(str((int(c) + 1) % 10) if c.isdigit() else c for c in value)
+
+
 def altered(snapshot: Any, path: str = "") -> Any:
-    """A copy of ``snapshot`` with every number changed (bools, strings, keys and list lengths kept)."""
+    """A copy of ``snapshot`` with every number and every digit in a string changed; bools, keys and lengths kept."""
     if isinstance(snapshot, dict):
         return {k: altered(v, f"{path}.{k}" if path else str(k)) for k, v in snapshot.items()}
     if isinstance(snapshot, list):
         return [altered(v, path) for v in snapshot]
+    if isinstance(snapshot, str):
+        return _altered_text(snapshot)
     if isinstance(snapshot, bool) or not isinstance(snapshot, int | float):
         return snapshot
     return _altered_number(snapshot, path)

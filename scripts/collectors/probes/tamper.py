@@ -79,12 +79,17 @@ class Chain:
     def validate(self, path: Path, signer: Any | None = None) -> dict[str, Any]:
         with self.att.AttestationLedger.open_read_only(path, signer=signer or self.signer) as ledger:
             result = ledger.validate("probe-run")
+        issues = [{"sequence": e.sequence, "status": str(e.status)} for e in result.errors]
+        counts: dict[str, int] = {}
+        for issue in issues:
+            counts[issue["status"]] = counts.get(issue["status"], 0) + 1
         return {
             "valid": result.valid,
             "status": str(result.status),
             "event_count": result.event_count,
             "last_valid_sequence": result.last_valid_sequence,
-            "issues": [{"sequence": e.sequence, "status": str(e.status)} for e in result.errors],
+            "issues": issues,
+            "status_counts": counts,
         }
 
     def copy(self, name: str) -> Path:
