@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from functools import lru_cache
 from importlib import resources
@@ -39,6 +40,7 @@ __all__ = [
     "default_policy",
     "load_policy",
     "policy_path",
+    "require_keys",
 ]
 
 POLICY_FILE = "policy.yaml"
@@ -250,17 +252,23 @@ def _to_plain(value: Any) -> Any:
     return value
 
 
-def _build(cls: type, data: Any, key: str, path: str) -> Any:
+def require_keys(data: Any, key: str, names: Sequence[str], path: str) -> dict[str, Any]:
+    """Return ``data`` if it is a mapping with exactly the keys ``names``, else raise ConfigError naming ``key``."""
     if not isinstance(data, dict):
         raise ConfigError(key, f"expected a mapping, got {type(data).__name__}", path=path)
-    hints = get_type_hints(cls)
-    names = [f.name for f in fields(cls)]
     unknown = sorted(set(data) - set(names))
     if unknown:
         raise ConfigError(key, f"unknown keys {unknown}", path=path)
     missing = [n for n in names if n not in data]
     if missing:
         raise ConfigError(key, f"missing keys {missing}", path=path)
+    return data
+
+
+def _build(cls: type, data: Any, key: str, path: str) -> Any:
+    hints = get_type_hints(cls)
+    names = [f.name for f in fields(cls)]
+    require_keys(data, key, names, path)
     kwargs: dict[str, Any] = {}
     for name in names:
         kwargs[name] = _coerce(hints[name], data[name], f"{key}.{name}" if key else name, path)

@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from colony.config import config_dir
+from colony.config import config_dir, require_keys
 from colony.errors import ConfigError
 from colony.models import COST_FIELDS
 
@@ -196,18 +196,6 @@ class StudyConfig:
 
 
 # ---------------------------------------------------------------------------------- parsing
-def _mapping(data: Any, key: str, names: tuple[str, ...], path: str) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise ConfigError(key, f"expected a mapping, got {type(data).__name__}", path=path)
-    unknown = sorted(set(data) - set(names))
-    if unknown:
-        raise ConfigError(key, f"unknown keys {unknown}", path=path)
-    missing = [n for n in names if n not in data]
-    if missing:
-        raise ConfigError(key, f"missing keys {missing}", path=path)
-    return data
-
-
 def _int(value: Any, key: str, path: str, *, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(key, f"expected an integer, got {value!r}", path=path)
@@ -226,7 +214,7 @@ def _float(value: Any, key: str, path: str, *, low: float | None = None, high: f
 
 def _section(cls: type, data: Any, key: str, path: str, checks: dict[str, dict[str, Any]]) -> Any:
     names = tuple(f.name for f in dataclasses.fields(cls))
-    raw = _mapping(data, key, names, path)
+    raw = require_keys(data, key, names, path)
     values: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         bounds = checks.get(f.name, {})
@@ -240,7 +228,7 @@ def _section(cls: type, data: Any, key: str, path: str, checks: dict[str, dict[s
 def _workload(data: Any, path: str) -> WorkloadSection:
     key = "workload"
     names = tuple(f.name for f in dataclasses.fields(WorkloadSection))
-    raw = _mapping(data, key, names, path)
+    raw = require_keys(data, key, names, path)
     version = raw["version"]
     if not isinstance(version, str) or not version.strip():
         raise ConfigError("workload.version", f"expected a non-empty string, got {version!r}", path=path)
@@ -260,16 +248,16 @@ def _workload(data: Any, path: str) -> WorkloadSection:
         k = f"workload.action_types.{name}"
         if not isinstance(name, str) or not name.strip():
             raise ConfigError("workload.action_types", f"action names must be non-empty strings, got {name!r}", path=path)
-        s = _mapping(spec, k, ("weight", "logit"), path)
+        s = require_keys(spec, k, ("weight", "logit"), path)
         actions.append(
             (name, ActionType(_float(s["weight"], f"{k}.weight", path, low=0.0), _float(s["logit"], f"{k}.logit", path)))
         )
     if sum(a.weight for _, a in actions) <= 0:
         raise ConfigError("workload.action_types", "weights must not all be zero", path=path)
-    miss = _mapping(raw["missing"], "workload.missing", MISSING_ELEMENTS, path)
+    miss = require_keys(raw["missing"], "workload.missing", MISSING_ELEMENTS, path)
     missing = tuple((n, _float(miss[n], f"workload.missing.{n}", path, low=0.0, high=1.0)) for n in MISSING_ELEMENTS)
     gt = _section(GroundTruth, raw["ground_truth"], "workload.ground_truth", path, {})
-    cost_raw = _mapping(raw["cost"], "workload.cost", COST_FIELDS, path)
+    cost_raw = require_keys(raw["cost"], "workload.cost", COST_FIELDS, path)
     cost = []
     for name in COST_FIELDS:
         k = f"workload.cost.{name}"
@@ -300,7 +288,7 @@ def _workload(data: Any, path: str) -> WorkloadSection:
 def parse_study_config(data: Any, *, source: str = "<data>") -> StudyConfig:
     """Build and validate a :class:`StudyConfig` from already-parsed YAML data."""
     names = tuple(f.name for f in dataclasses.fields(StudyConfig) if f.name != "source")
-    raw = _mapping(data, "research", names, source)
+    raw = require_keys(data, "research", names, source)
     schema = _int(raw["schema_version"], "schema_version", source, minimum=1)
     if schema != 1:
         raise ConfigError("schema_version", f"unsupported research schema {schema}; expected 1", path=source)
@@ -322,7 +310,7 @@ def parse_study_config(data: Any, *, source: str = "<data>") -> StudyConfig:
     calibration = _section(
         CalibrationSection, raw["calibration"], "calibration", source, {"start_trust": {"low": 0.0, "high": 1.0}}
     )
-    cond = _mapping(raw["conditions"], "conditions", ("order", "static_trust_threshold"), source)
+    cond = require_keys(raw["conditions"], "conditions", ("order", "static_trust_threshold"), source)
     order = cond["order"]
     if not isinstance(order, list) or sorted(order) != sorted(CONDITION_NAMES) or order[0] != "composite":
         raise ConfigError(
@@ -337,7 +325,7 @@ def parse_study_config(data: Any, *, source: str = "<data>") -> StudyConfig:
     if not utility.success >= utility.not_executed >= utility.failure:
         raise ConfigError("utility", "need success >= not_executed >= failure", path=source)
     probe = _section(ProbeSection, raw["probe"], "probe", source, {"trust": {"low": 0.0, "high": 1.0}})
-    an = _mapping(raw["analysis"], "analysis", tuple(f.name for f in dataclasses.fields(AnalysisSection)), source)
+    an = require_keys(raw["analysis"], "analysis", tuple(f.name for f in dataclasses.fields(AnalysisSection)), source)
     levels = an["coverage_levels"]
     if not isinstance(levels, list) or not levels:
         raise ConfigError("analysis.coverage_levels", f"expected a non-empty list, got {levels!r}", path=source)
