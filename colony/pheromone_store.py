@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from sortedcontainers import SortedKeyList, SortedList
+from sortedcontainers import SortedList
 
 from colony.config import PheromonePolicy, default_policy
 from colony.errors import ValidationError
@@ -38,6 +38,7 @@ from colony.models import (
 __all__ = ["PheromoneStore", "Trace", "ticks_to_extinction"]
 
 _TYPES = tuple(SignalType)
+_TYPE_RANK = {t: i for i, t in enumerate(_TYPES)}
 
 
 def ticks_to_extinction(strength: float, eps: float, epsilon: float) -> int:
@@ -125,6 +126,17 @@ class Trace:
         """Ordering key within a decay class: strength + tick*eps, invariant over time."""
         return self.base + self.t0 * self.eps
 
+    def __lt__(self, other: Trace) -> bool:
+        # Order within a decay class: by intercept (so by current strength), ties broken by key,
+        # reversed so that among equals the smallest location ranks highest (as readers sort).
+        # Keys are unique, so a sorted container finds one trace in O(log n) even when many
+        # traces share a strength (equal deposits on one tick, capped traces).
+        a = self.base + self.t0 * self.eps
+        b = other.base + other.t0 * other.eps
+        if a != b:
+            return a < b
+        return (other.location, _TYPE_RANK[other.signal_type]) < (self.location, _TYPE_RANK[self.signal_type])
+
 
 class PheromoneStore:
     """The signal field that every kernel decision reads.
@@ -156,7 +168,7 @@ class PheromoneStore:
         # expiry tick -> traces that may expire then (stale entries are skipped)
         self._expiry: dict[int, list[Trace]] = {}
         # per decay class, traces ordered by intercept (for top-k and min/max)
-        self._ordered = {rate: SortedKeyList(key=Trace.intercept) for rate in DecayRate}
+        self._ordered: dict[DecayRate, SortedList] = {rate: SortedList() for rate in DecayRate}
         self._type_counts: Counter[SignalType] = Counter()
         self._source_counts: Counter[SignalSource] = Counter()
         self._journal: Callable[[str, Trace], None] | None = None
