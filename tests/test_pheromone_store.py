@@ -136,3 +136,15 @@ def test_clear_empties_every_index() -> None:
     store.deposit(ColonySignal("a.b", SignalType.RISK, 1.0))
     assert store.clear() == 1
     assert len(store) == 0 and store.query("a") == [] and store.top_signals() == [] and store.tick() == 0
+
+
+def test_equal_strengths_keep_a_deterministic_order_and_stay_removable() -> None:
+    """Regression: equal deposits on one tick share an intercept; ties are broken by key, not by scanning."""
+    store = PheromoneStore()
+    for i in reversed(range(200)):
+        store.deposit(ColonySignal(f"loc{i:03d}", SignalType.DEPENDENCY, 0.5, DecayRate.SLOW))
+    assert [t["location"] for t in store.top_signals(3)] == ["loc000", "loc001", "loc002"]
+    for i in range(0, 200, 2):  # re-deposits remove and re-insert among 200 equal keys
+        store.deposit(ColonySignal(f"loc{i:03d}", SignalType.DEPENDENCY, 0.5, DecayRate.SLOW))
+    assert [t["location"] for t in store.top_signals(2)] == ["loc000", "loc002"]
+    assert len(store) == 200
