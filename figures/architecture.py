@@ -77,9 +77,12 @@ FIGURE = FigureSpec(
         __file__,
         "scripts/collectors/probes/inventory.py",
     ),
-    alt="Box diagram: a central ColonyKernel box linked to seven subsystem boxes around it, three supporting boxes below.",
+    alt=(
+        "Box diagram: a central ColonyKernel box linked to << code.subsystem_count - 1 >> subsystem boxes around it, "
+        "three supporting boxes below."
+    ),
     description=(
-        "A box labelled ColonyKernel sits in the middle with its module path and size. Seven boxes surround it, "
+        "A box labelled ColonyKernel sits in the middle with its module path and size. The other << code.subsystem_count - 1 >> boxes surround it, "
         "each joined to it by a double-headed arrow: PheromoneStore (signal field and decay), ResourceLedger (budget per "
         "period), ActuationGate (the three verdicts), ConsequenceMemory (outcomes and trust), RoleAdapter (the role ladder), "
         "PruningDaemon (pruning candidates) and FalsificationWorker (checks and findings); each box also names its module "

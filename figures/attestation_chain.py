@@ -118,7 +118,10 @@ FIGURE = FigureSpec(
         __file__,
         "scripts/collectors/probes/tamper.py",
     ),
-    alt="A row of six linked event boxes above a matrix of tamper and misuse cases against the validation statuses they raise.",
+    alt=(
+        "A row of << attestation.event_count >> linked event boxes above a matrix of tamper and misuse cases against "
+        "the validation statuses they raise."
+    ),
     description=(
         "The top strip shows the lifecycle as linked boxes: calibration, proposal, gate verdict, execution authorization, "
         "execution receipt and outcome. Below, each row is one case. In the upper block every edited copy of the ledger "

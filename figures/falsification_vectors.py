@@ -69,12 +69,15 @@ FIGURE = FigureSpec(
         __file__,
         "colony/falsification/checks.py",
     ),
-    alt="Dot plot: ten attack vectors as rows, severities LOW to CRITICAL as columns, marks where a check can return each.",
+    alt=(
+        "Dot plot: << code.falsification.vector_count >> attack vectors as rows, severities LOW to CRITICAL as columns, "
+        "marks where a check can return each."
+    ),
     description=(
-        "Each of the ten rows is an attack vector, sorted so the vectors whose checks can reach HIGH are at the top. The four "
+        "Each of the << code.falsification.vector_count >> rows is an attack vector, sorted so the vectors whose checks can reach HIGH are at the top. The four "
         "columns are the severities LOW, MEDIUM, HIGH and CRITICAL, labelled with their weight; a grey bar runs from LOW to "
         "the highest severity of the row, and coloured markers of distinct shapes sit at each severity a check of that vector "
-        "can return. To the right, each row names the checks behind it; false metric has two. The CRITICAL column is shaded "
+        "can return. To the right, each row names the checks behind it; false metric has more than one. The CRITICAL column is shaded "
         "and empty: it exists as a hard override in the gate, but none of the deterministic checks returns it."
     ),
     evidence_class="schematic",

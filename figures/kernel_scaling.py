@@ -64,9 +64,9 @@ FIGURE = FigureSpec(
         "The left panel plots median microseconds per call against the number of traces in the field, both axes "
         "logarithmic, for propose_action, query, colony_status and tick, each with its own marker and a light band up to "
         "the 99th percentile. The right panel plots propose_action and colony_status against the number of recorded "
-        "outcomes. A flat line means the call's cost does not grow with the field or the history; the text gives the ratio "
-        "of the largest to the smallest size for propose_action, and explains why tick is expected to rise with the field "
-        "in this benchmark."
+        "outcomes. A flat line means the call's cost does not grow with the field or the history; the text gives the "
+        "cost of propose_action at the largest size relative to a clear field, and explains why tick is expected to rise "
+        "with the field in this benchmark."
     ),
     evidence_class="measurement",
     inputs=["perf.kernel"],

@@ -67,9 +67,12 @@ FIGURE = FigureSpec(
         __file__,
         "benchmarks/bench_mcp.py",
     ),
-    alt="Grouped horizontal bar chart on a log axis: eight MCP tools, three bars each for in-memory, stdio and HTTP latency.",
+    alt=(
+        "Grouped horizontal bar chart on a log axis: << code.mcp.tool_count >> MCP tools, three bars each for "
+        "in-memory, stdio and HTTP latency."
+    ),
     description=(
-        "Each of the eight tools has three horizontal bars: in-memory client (solid blue), stdio subprocess (hatched "
+        "Each of the << code.mcp.tool_count >> tools has three horizontal bars: in-memory client (solid blue), stdio subprocess (hatched "
         "vermillion) and HTTP (dotted green). Bar length is the median time per call in milliseconds on a logarithmic axis; "
         "a thin whisker extends to the 99th percentile. Tools are sorted by their in-memory median, fastest at the bottom. "
         "Comparing the three bars of a tool separates the cost of the transport from the cost of the tool itself; the text "

@@ -16,6 +16,7 @@ from scripts import render_figures
 from scripts.buildconfig import BuildConfig
 
 LINK = re.compile(r"<a href=\"(https?://\S+?/blob/\w+/(figures/\w+\.py))\">(figures/\w+\.py)</a>")
+pytestmark = pytest.mark.xdist_group("manuscript")
 MEASURED = {"mcp_latency", "kernel_scaling", "study_rates", "study_hypotheses", "study_runs"}
 
 

@@ -1,0 +1,96 @@
+"""The manuscript's collectors: fixed shapes whether or not an artefact exists, probes that read the real code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from manuscript_support import ROOT
+
+from colony.falsification import CHECKS
+from colony.mcp_tools import TOOL_NAMES
+from colony.models import AttackVector
+from scripts.buildconfig import BuildConfig
+
+pytestmark = pytest.mark.xdist_group("manuscript")
+
+
+def shape(value: Any) -> Any:
+    """The key structure of a snapshot subtree (lists and scalars are leaves)."""
+    return {k: shape(v) for k, v in value.items()} if isinstance(value, dict) else None
+
+
+def test_absent_artefacts_keep_every_key_and_say_not_measured(
+    complete: tuple[BuildConfig, dict[str, Any]], degraded: tuple[BuildConfig, dict[str, Any]]
+) -> None:
+    _, full = complete
+    _, empty = degraded
+    for name in ("kernel", "mcp", "attestation", "falsification", "research", "notebooks"):
+        assert full["perf"][name]["measured"] is True and empty["perf"][name]["measured"] is False
+    assert full["perf"]["measured_count"] == full["perf"]["benchmark_count"] and empty["perf"]["measured_count"] == 0
+    assert shape(full["perf"]["kernel"]) == shape(empty["perf"]["kernel"])
+    assert shape(full["perf"]["attestation"]) == shape(empty["perf"]["attestation"])
+    assert empty["perf"]["kernel"]["propose_clear"]["median_us"] is None  # never a made-up number
+    assert full["study"]["present"] is True and empty["study"]["present"] is False
+    assert shape(full["study"]["hypotheses"]) == shape(empty["study"]["hypotheses"])
+    assert shape(full["study"]["conditions"]) == shape(empty["study"]["conditions"])
+    assert empty["study"]["hypotheses"]["H1"]["comparisons"]["primary"]["estimate"] is None
+
+
+def test_study_rates_keep_numerators_and_denominators(complete: tuple[BuildConfig, dict[str, Any]]) -> None:
+    _, snapshot = complete
+    study = snapshot["study"]
+    for condition in study["parameters"]["order"]:
+        rate = study["conditions"][condition]["metrics"]["failure_rate"]
+        totals = study["conditions"][condition]["totals"]
+        assert (rate["numerator"], rate["denominator"]) == (totals["failures"], totals["executed"])
+        assert rate["ci_low"] <= rate["value"] <= rate["ci_high"]
+    h1 = study["hypotheses"]["H1"]["comparisons"]["primary"]
+    assert h1["n_pairs"] == study["parameters"]["runs"] and h1["a"]["denominator"] > 0
+
+
+def test_the_code_inventory_matches_the_registries(complete: tuple[BuildConfig, dict[str, Any]]) -> None:
+    _, snapshot = complete
+    code = snapshot["code"]
+    assert code["falsification"]["check_count"] == len(CHECKS)
+    assert [c["name"] for c in code["falsification"]["checks"]] == list(CHECKS)
+    assert code["falsification"]["vector_count"] == len(AttackVector)
+    assert all(v["checks"] for v in code["falsification"]["vectors"]), "every vector has a check"
+    assert code["mcp"]["tool_count"] == len(TOOL_NAMES) and {t["name"] for t in code["mcp"]["tools"]} == set(TOOL_NAMES)
+    assert code["subsystem_count"] == len(code["subsystems"]) and code["subsystems"][-1]["name"] == "ColonyKernel"
+    assert all(part["lines"] > 0 for part in code["subsystems"])
+
+
+def test_mcp_gives_the_same_paired_verdicts_as_the_kernel(complete: tuple[BuildConfig, dict[str, Any]]) -> None:
+    _, snapshot = complete
+    kernel, mcp = snapshot["paired"]["states"], snapshot["mcp_paired"]["results"]
+    assert {k: (v["decision"], v["gate_score"]) for k, v in kernel.items()} == {
+        k: (v["decision"], v["gate_score"]) for k, v in mcp.items()
+    }
+    assert kernel["after_failure_same_target"]["gate_score"] < kernel["before_failure"]["gate_score"]
+    assert snapshot["mcp_paired"]["recovery_tick"] == snapshot["paired"]["recovery_tick"]
+
+
+def test_every_tampered_copy_is_caught_and_every_misuse_refused(complete: tuple[BuildConfig, dict[str, Any]]) -> None:
+    _, snapshot = complete
+    att = snapshot["attestation"]
+    assert att["intact"]["valid"] and att["intact"]["status"] == "valid"
+    assert att["tamper_detected"] == att["tamper_count"] == len(att["tamper"]) > 5
+    assert all(sum(c["status_counts"].values()) == len(c["issues"]) > 0 for c in att["tamper"])
+    assert att["misuse_refused"] == att["misuse_chain_valid"] == att["misuse_count"]
+
+
+def test_a_package_without_the_parts_is_unavailable_not_invented() -> None:
+    for probe in ("inventory", "mcp_paired", "tamper"):
+        proc = subprocess.run(
+            [sys.executable, "-m", f"scripts.collectors.probes.{probe}", "json"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        result = json.loads(proc.stdout)
+        assert result["available"] is False and "json." in result["reason"], probe
