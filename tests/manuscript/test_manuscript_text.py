@@ -59,8 +59,8 @@ def numbers(text: str) -> tuple[list[str | None], str]:
     A run the prose scan counts as a number is returned as that literal; one it does not (the 2 of
     "H2", the 5 of "trust-0.5") as None, still holding its place so both renderings align.
     """
-    for pattern in BLANKED[3:]:  # the rendered text has no template syntax left; blank code, links, attributes
-        text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    for pattern in BLANKED[3:]:  # the rendered text has no template syntax left; drop code, links, attributes
+        text = pattern.sub(" \u2400 ", text)  # a fixed marker: what it replaces may change length
     found: list[str | None] = []
     for m in DIGITS.finditer(text):
         start = m.start() - 1 if m.start() and text[m.start() - 1] in "-+−" else m.start()
