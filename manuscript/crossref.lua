@@ -151,7 +151,9 @@ local function figure_to_typst(f)
   if image.attributes.width then
     args[#args + 1] = "width: " .. image.attributes.width
   end
-  args[#args + 1] = "alt: " .. typst_string(pandoc.utils.stringify(image.caption))
+  -- the concise alternative text when the figure has one (PDF/UA), else the caption's text
+  local alt = image.attributes.alt or pandoc.utils.stringify(image.caption)
+  args[#args + 1] = "alt: " .. typst_string(alt)
   local caption = to_typst(f.caption.long)
   local label = f.identifier ~= "" and (" <" .. f.identifier .. ">") or ""
   return pandoc.RawBlock("typst",
