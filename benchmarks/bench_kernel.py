@@ -24,6 +24,15 @@ from colony.models import ActionProposal, ColonySignal, DecayRate, SignalSource,
 from colony.pheromone_store import PheromoneStore
 
 SIZES = (1_000, 10_000, 100_000)
+# the targets (medians, in-memory); reported beside the measurements, never asserted
+TARGETS = {
+    "propose_us": 40.0,
+    "propose_flatness_ratio": 1.5,
+    "record_outcome_us": 150.0,
+    "tick_100k_us": 10_000.0,
+    "status_100k_us": 2_000.0,
+    "bytes_per_trace": 400.0,
+}
 _ids = itertools.count()
 
 
@@ -116,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = SIZES[:2] if args.quick else SIZES
     reps = 500 if args.quick else 3000
-    results: dict[str, Any] = {"sizes": list(sizes)}
+    results: dict[str, Any] = {"sizes": list(sizes), "targets": TARGETS, "quick": args.quick}
 
     empty = kernel_with()
     results["propose_empty"] = bench_propose(empty, reps)
