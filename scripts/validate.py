@@ -13,6 +13,7 @@ Run alone: ``python scripts/validate.py [--root DIR] [--force]``.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import sys
@@ -133,7 +134,30 @@ def check_claims(config: BuildConfig, manuscript: Manuscript) -> list[str]:
         problems.extend(
             f"{path.name}: {cid}: citation {k!r} is not in {manuscript.bibliography.name}" for k in citations if k not in keys
         )
+        problems.extend(f"{path.name}: {cid}: {p}" for p in _check_test_ids(config, claim.get("tests") or []))
     return problems
+
+
+def _check_test_ids(config: BuildConfig, tests: Any) -> list[str]:
+    """Each ``path::name`` must name a test function (module level or in a class) in a file of the project."""
+    if not isinstance(tests, list):
+        return [f"'tests' must be a list of 'path::test_name', got {tests!r}"]
+    problems = []
+    for ref in tests:
+        file_part, sep, name = str(ref).partition("::")
+        target = evidence_path(config, file_part)
+        if not sep or not name:
+            problems.append(f"test {ref!r} is not of the form 'path::test_name'")
+        elif target is None or not target.is_file():
+            problems.append(f"test file {file_part!r} does not exist")
+        elif name.split("::")[-1].split("[")[0] not in _test_functions(target):
+            problems.append(f"test {ref!r}: no function {name!r} in {file_part}")
+    return problems
+
+
+def _test_functions(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name.startswith("test")}
 
 
 def _evidence_state(config: BuildConfig, manuscript: Manuscript) -> dict[str, str]:

@@ -98,7 +98,10 @@ def test_claim_checks_catch_missing_evidence(tmp_path: Path, config: BuildConfig
         (manuscript_dir / "sections" / section.name).write_text(section.read_text(encoding="utf-8"), encoding="utf-8")
     (manuscript_dir / "claims.yaml").write_text(
         "claims:\n  - {id: A, statement: s, class: analogy, status: supported, evidence: [nowhere.txt]}\n"
-        "  - {id: A, statement: '', class: guess, status: maybe, evidence: ['../escape']}\n",
+        "  - {id: A, statement: '', class: guess, status: maybe, evidence: ['../escape']}\n"
+        "  - {id: T, statement: s, class: analogy, status: supported, evidence: [pyproject.toml], citations: [x],\n"
+        "     tests: ['tests/test_kernel.py::test_no_such_test', 'tests/nowhere.py::test_x', 'tests/test_kernel.py',\n"
+        "             'tests/test_kernel.py::test_paired_locality_through_propose_action']}\n",
         encoding="utf-8",
     )
     problems = "\n".join(
@@ -115,8 +118,12 @@ def test_claim_checks_catch_missing_evidence(tmp_path: Path, config: BuildConfig
         "class 'guess'",
         "status 'maybe'",
         "outside the project",
+        "no function 'test_no_such_test'",
+        "test file 'tests/nowhere.py' does not exist",
+        "is not of the form 'path::test_name'",
     ):
         assert expected in problems
+    assert "test_paired_locality_through_propose_action" not in problems
 
 
 def test_repo_templates_parse_and_read_the_snapshot() -> None:
