@@ -136,11 +136,11 @@ def _metadata(manuscript: Manuscript, snapshot: dict[str, Any], abstract: str) -
         "abstract": abstract.strip(),
         "lang": "en",
         "link-citations": True,
-        "version": snapshot.get("project", {}).get("version", ""),
+        "version": manuscript.version or snapshot.get("project", {}).get("version", ""),
     }
     if manuscript.subtitle:
         data["subtitle"] = manuscript.subtitle
-    date = snapshot.get("git", {}).get("commit_date")
+    date = manuscript.date or snapshot.get("git", {}).get("commit_date")
     if date:
         data["date"] = date
     return yaml.safe_dump(data, sort_keys=True, allow_unicode=True)

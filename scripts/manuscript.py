@@ -8,6 +8,8 @@ abstract (a template) and the ordered list of section templates. Beside it live
 
 from __future__ import annotations
 
+import datetime
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,8 @@ class Manuscript:
     repository: str
     abstract: str
     sections: tuple[Path, ...]
+    version: str = ""  # optional label; default: [project] version in pyproject.toml
+    date: str = ""  # optional YYYY-MM-DD; default: the built commit's date
 
     @property
     def bibliography(self) -> Path:
@@ -129,4 +133,15 @@ def load_manuscript(config: BuildConfig) -> Manuscript:
         repository=_text(data, "repository"),
         abstract=_text(data, "abstract"),
         sections=tuple(sections),
+        version=_text(data, "version", required=False),
+        date=_date(data),
     )
+
+
+def _date(data: dict[str, Any]) -> str:
+    value = data.get("date", "")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if not isinstance(value, str) or (value and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value)):
+        raise BuildError("manuscript", f"metadata.yaml: date must be YYYY-MM-DD, got {value!r}")
+    return value

@@ -132,3 +132,24 @@ def test_repo_templates_parse_and_read_the_snapshot() -> None:
     assert paths
     used = set().union(*(template_variables(env, p.read_text(encoding="utf-8")) for p in paths))
     assert "policy.gate.execute_threshold" in used and "gates.coverage.percent" in used
+
+
+def test_metadata_can_override_version_and_date(tmp_path: Path, config: BuildConfig) -> None:
+    from scripts.compile import _metadata
+    from scripts.errors import BuildError
+
+    manuscript_dir = tmp_path / "manuscript"
+    manuscript_dir.mkdir()
+    (manuscript_dir / "s.md.j2").write_text("# S\n", encoding="utf-8")
+    base = "title: T\nauthors: [{given: A, family: B}]\nlicense: MIT\nrepository: r\nabstract: a\nsections: [s.md.j2]\n"
+    local = dataclasses.replace(config, manuscript_dir=str(manuscript_dir))
+    snapshot = {"project": {"version": "9.9.9"}, "git": {"commit_date": "2026-11-30"}}
+    (manuscript_dir / "metadata.yaml").write_text(base, encoding="utf-8")
+    default = _metadata(load_manuscript(local), snapshot, "abs")
+    assert "version: 9.9.9" in default and "2026-11-30" in default
+    (manuscript_dir / "metadata.yaml").write_text(base + "version: 1.0-preprint\ndate: 2027-01-02\n", encoding="utf-8")
+    overridden = _metadata(load_manuscript(local), snapshot, "abs")
+    assert "version: 1.0-preprint" in overridden and "2027-01-02" in overridden and "2026-11-30" not in overridden
+    (manuscript_dir / "metadata.yaml").write_text(base + "date: soon\n", encoding="utf-8")
+    with pytest.raises(BuildError, match="YYYY-MM-DD"):
+        load_manuscript(local)
