@@ -244,7 +244,8 @@ def _check_figures(config: BuildConfig) -> list[str]:
             problems.append(f"figure {fid}: the HTML has no image with its alt text")
         if entry["alt"].strip() == entry["caption"].strip() or len(entry["description"]) <= len(entry["alt"]):
             problems.append(f"figure {fid}: alt text must differ from the caption and be shorter than the description")
-    for target in re.findall(r"!\[[^\]]*\]\(([^)\s]+)", markdown):
+    # image syntax whose caption may hold bracketed text (one level: links, citations)
+    for target in re.findall(r"!\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(([^)\s]+)", markdown):
         if target not in registered:
             problems.append(f"paper.md includes an unregistered image {target}")
     if len(parser.images) != len(registry["figures"]):
