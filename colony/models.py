@@ -169,6 +169,10 @@ def check_json_value(name: str, value: Any, _depth: int = 0) -> None:
     raise ValidationError(name, f"holds a {type(value).__name__}, which is not JSON data", value=value)
 
 
+# one encoder for stored records: building a JSONEncoder per call (json.dumps with options) is slow
+_JSON = json.JSONEncoder(sort_keys=True, allow_nan=False, separators=(",", ":"))
+
+
 def copy_json(value: Any) -> Any:
     """A deep copy of JSON-shaped data (dicts, lists, scalars); much cheaper than ``copy.deepcopy``."""
     if isinstance(value, dict):
@@ -347,7 +351,7 @@ class ActionProposal(_Record):
 
     def to_json(self) -> str:
         """Canonical JSON text of :meth:`to_dict` (sorted keys), without copying the evidence first."""
-        return json.dumps(self._fields(self.evidence), sort_keys=True, allow_nan=False)
+        return _JSON.encode(self._fields(self.evidence))
 
     def _fields(self, evidence: dict[str, Any]) -> dict[str, Any]:
         return {
