@@ -7,13 +7,13 @@ can show that ``validate`` catches what ``append`` would have refused.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
 from colony.attestation import AttestationLedger, AttestedLifecycle, LedgerEvent
 from colony.attestation.events import LedgerEventType
 from colony.attestation.payloads import read_links
+from colony.attestation.store import insert_event
 
 HMAC_KEY = bytes.fromhex("8f1c2b7a9d4e6f3051a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708")
 OTHER_HMAC_KEY = b"a different key of 32 bytes!!!!!"
@@ -85,30 +85,10 @@ def next_event(
 
 
 def force_insert(conn: sqlite3.Connection, event: LedgerEvent) -> None:
-    """Store ``event`` with plain SQL, skipping every check the ledger makes."""
-    links = read_links(event.event_type, event.payload)
-    conn.execute(
-        "INSERT INTO attestation_events (event_id, run_id, sequence, event_type, actor_id, nonce, previous_hash,"
-        " payload_json, created_at, event_hash, signature_json, schema_version, proposal_id, parent_event_id, decision)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            event.event_id,
-            event.run_id,
-            event.sequence,
-            event.event_type.value,
-            event.actor_id,
-            event.nonce,
-            event.previous_hash,
-            json.dumps(event.payload, sort_keys=True, separators=(",", ":")),
-            event.created_at,
-            event.event_hash,
-            json.dumps(event.signature, sort_keys=True, separators=(",", ":")),
-            event.schema_version,
-            links.proposal_id,
-            links.parent_event_id,
-            links.decision,
-        ),
-    )
+    """Store ``event`` with the ledger's bare INSERT, skipping every check the ledger makes before it."""
+    refused = insert_event(conn, event, read_links(event.event_type, event.payload))
+    if refused is not None:
+        raise sqlite3.IntegrityError(refused)
 
 
 def drop_guard_indexes(conn: sqlite3.Connection) -> None:

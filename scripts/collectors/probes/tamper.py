@@ -10,7 +10,6 @@ Run ``python -m scripts.collectors.probes.tamper [package]``.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 import tempfile
@@ -39,6 +38,7 @@ class Chain:
         self.models = import_part(package, "models")
         self.att = import_part(package, "attestation")
         self.payloads = import_part(package, "attestation.payloads")
+        self.store = import_part(package, "attestation.store")
         self.errors = import_part(package, "errors")
         self.workdir = workdir
         self.path = workdir / "state.sqlite"
@@ -114,28 +114,9 @@ class Chain:
         } | changes
         event = self.att.LedgerEvent(**fields).signed(signer)
         links = self.payloads.read_links(event.event_type, event.payload)
-        conn.execute(
-            "INSERT INTO attestation_events (event_id, run_id, sequence, event_type, actor_id, nonce, previous_hash,"
-            " payload_json, created_at, event_hash, signature_json, schema_version, proposal_id, parent_event_id, decision)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                event.event_id,
-                event.run_id,
-                event.sequence,
-                event.event_type.value,
-                event.actor_id,
-                event.nonce,
-                event.previous_hash,
-                json.dumps(event.payload, sort_keys=True, separators=(",", ":")),
-                event.created_at,
-                event.event_hash,
-                json.dumps(event.signature, sort_keys=True, separators=(",", ":")),
-                event.schema_version,
-                links.proposal_id,
-                links.parent_event_id,
-                links.decision,
-            ),
-        )
+        refused = self.store.insert_event(conn, event, links)  # the ledger's bare INSERT: none of its checks
+        if refused is not None:
+            raise sqlite3.IntegrityError(refused)
 
 
 def _sql(path: Path, edit: Callable[[sqlite3.Connection], None]) -> None:
