@@ -25,7 +25,6 @@ from typing import Any, Concatenate, ParamSpec
 
 from colony.config import Policy, default_policy, load_policy
 from colony.errors import ColonyError, ConflictError, NotFoundError, ValidationError
-from colony.falsification import falsify_plan
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.mcp import inputs
 from colony.models import ActionProposal, ColonySignal, ConsequenceRecord, DecayRate
@@ -285,7 +284,8 @@ class ColonyTools:
     def colony_falsify_plan(self, plan_json: str) -> dict[str, Any]:
         """Falsify a JSON plan without touching the colony (the server's repository root only)."""
         plan = inputs.json_object("plan_json", plan_json)
-        return falsify_plan(plan, policy=self.policy, repo_root=self._config.repo_root)
+        # the kernel's long-lived worker keeps its parsed-import cache between calls (repo mode)
+        return self.kernel.falsify_plan(plan)
 
     @_translated
     def colony_pruning_report(self) -> dict[str, Any]:
