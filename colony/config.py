@@ -40,6 +40,7 @@ __all__ = [
     "default_policy",
     "load_policy",
     "policy_path",
+    "read_yaml",
     "require_keys",
 ]
 
@@ -442,18 +443,22 @@ def parse_policy(data: Any, *, source: str = "<data>") -> Policy:
     return policy
 
 
-def load_policy(directory: str | os.PathLike[str] | None = None) -> Policy:
-    """Load and validate the policy from ``directory`` (or ``$COLONY_CONFIG``, or the package)."""
-    path = policy_path(directory)
+def read_yaml(path: Path, key: str) -> Any:
+    """Parse a YAML file; an unreadable file or invalid YAML is a ConfigError naming ``key`` and the path."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError("policy", f"cannot read: {exc.strerror or exc}", path=str(path)) from exc
+        raise ConfigError(key, f"cannot read: {exc.strerror or exc}", path=str(path)) from exc
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError("policy", f"invalid YAML: {exc}", path=str(path)) from exc
-    return parse_policy(data, source=str(path))
+        raise ConfigError(key, f"invalid YAML: {exc}", path=str(path)) from exc
+
+
+def load_policy(directory: str | os.PathLike[str] | None = None) -> Policy:
+    """Load and validate the policy from ``directory`` (or ``$COLONY_CONFIG``, or the package)."""
+    path = policy_path(directory)
+    return parse_policy(read_yaml(path, "policy"), source=str(path))
 
 
 @lru_cache(maxsize=8)

@@ -21,9 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from colony.config import config_dir, require_keys
+from colony.config import config_dir, read_yaml, require_keys
 from colony.errors import ConfigError
 from colony.models import COST_FIELDS
 
@@ -355,12 +353,4 @@ def study_config_path(path: str | os.PathLike[str] | None = None) -> Path:
 def load_study_config(path: str | os.PathLike[str] | None = None) -> StudyConfig:
     """Load and validate the study parameters (see :func:`study_config_path` for which file)."""
     p = study_config_path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError("research", f"cannot read: {exc.strerror or exc}", path=str(p)) from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError("research", f"invalid YAML: {exc}", path=str(p)) from exc
-    return parse_study_config(data, source=str(p))
+    return parse_study_config(read_yaml(p, "research"), source=str(p))
