@@ -103,17 +103,41 @@ def _check_proposal(view: RunView, links: Links) -> list[Problem]:
     return out
 
 
+# Events that consume one parent event, at most once: event type -> (parent type,
+# status and prefix when the parent is missing, status and message when it was already consumed).
+_ONE_PER_PARENT: dict[LedgerEventType, tuple[LedgerEventType, S, str, S, str]] = {
+    T.GATE_VERDICT: (T.PROPOSAL, S.UNAUTHORIZED_LINK, "verdict", S.DUPLICATE, "proposal {pid!r} already has a verdict"),
+    T.EXECUTION_RECEIPT: (
+        T.EXECUTION_AUTHORIZATION,
+        S.UNAUTHORIZED_LINK,
+        "receipt",
+        S.UNAUTHORIZED_LINK,
+        "the authorization of {pid!r} was already used by a receipt",
+    ),
+    T.OUTCOME: (
+        T.EXECUTION_RECEIPT,
+        S.INCOMPLETE_EXECUTION,
+        "outcome needs an execution receipt",
+        S.DUPLICATE,
+        "the receipt of {pid!r} already has an outcome",
+    ),
+    T.REJECTION: (T.PROPOSAL, S.UNAUTHORIZED_LINK, "rejection", S.DUPLICATE, "proposal {pid!r} was already rejected"),
+}
+
+
 def link_problems(event_type: LedgerEventType, links: Links, view: RunView) -> list[Problem]:
     """Every rule ``event_type`` with ``links`` would break in the run seen through ``view``."""
     if event_type is T.PROPOSAL:
         return _check_proposal(view, links)
     parent = links.parent_event_id
-    if event_type is T.GATE_VERDICT:
-        ref, why = _parent(view, links, T.PROPOSAL)
+    rule = _ONE_PER_PARENT.get(event_type)
+    if rule is not None:
+        parent_type, missing_status, missing_prefix, used_status, used_message = rule
+        ref, why = _parent(view, links, parent_type)
         if ref is None:
-            return [(S.UNAUTHORIZED_LINK, f"verdict: {why}")]
-        if view.child(parent or "", T.GATE_VERDICT) is not None:
-            return [(S.DUPLICATE, f"proposal {links.proposal_id!r} already has a verdict")]
+            return [(missing_status, f"{missing_prefix}: {why}")]
+        if view.child(parent or "", event_type) is not None:
+            return [(used_status, used_message.format(pid=links.proposal_id))]
         return []
     if event_type is T.EXECUTION_AUTHORIZATION:
         ref, why = _parent(view, links, T.GATE_VERDICT)
@@ -125,27 +149,6 @@ def link_problems(event_type: LedgerEventType, links: Links, view: RunView) -> l
             return [(S.UNAUTHORIZED_LINK, f"the verdict on {links.proposal_id!r} was already authorized (once only)")]
         closed = _proposal_closed(view, links.proposal_id)
         return [] if closed is None else [(S.UNAUTHORIZED_LINK, closed)]
-    if event_type is T.EXECUTION_RECEIPT:
-        ref, why = _parent(view, links, T.EXECUTION_AUTHORIZATION)
-        if ref is None:
-            return [(S.UNAUTHORIZED_LINK, f"receipt: {why}")]
-        if view.child(parent or "", T.EXECUTION_RECEIPT) is not None:
-            return [(S.UNAUTHORIZED_LINK, f"the authorization of {links.proposal_id!r} was already used by a receipt")]
-        return []
-    if event_type is T.OUTCOME:
-        ref, why = _parent(view, links, T.EXECUTION_RECEIPT)
-        if ref is None:
-            return [(S.INCOMPLETE_EXECUTION, f"outcome needs an execution receipt: {why}")]
-        if view.child(parent or "", T.OUTCOME) is not None:
-            return [(S.DUPLICATE, f"the receipt of {links.proposal_id!r} already has an outcome")]
-        return []
-    if event_type is T.REJECTION:
-        ref, why = _parent(view, links, T.PROPOSAL)
-        if ref is None:
-            return [(S.UNAUTHORIZED_LINK, f"rejection: {why}")]
-        if view.child(parent or "", T.REJECTION) is not None:
-            return [(S.DUPLICATE, f"proposal {links.proposal_id!r} was already rejected")]
-        return []
     if event_type is T.ERROR and parent is not None and view.get(parent) is None:
         return [(S.UNAUTHORIZED_LINK, f"error names event {parent!r}, which does not exist in this run")]
     return []
