@@ -63,9 +63,11 @@ class GateInputs:
         check_finite("failure", self.failure, minimum=0.0)
         if isinstance(self.recent_failures, bool) or not isinstance(self.recent_failures, int) or self.recent_failures < 0:
             raise ValidationError("recent_failures", "must be a non-negative integer", value=self.recent_failures)
-        unknown = [m for m in self.missing if m not in _FIELDS]
+        unknown = [m for m in self.missing if m not in COMPLETENESS_FIELDS]
         if unknown:
-            raise ValidationError("missing", f"unknown completeness fields {unknown}; expected some of {list(_FIELDS)}")
+            raise ValidationError(
+                "missing", f"unknown completeness fields {unknown}; expected some of {list(COMPLETENESS_FIELDS)}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +93,6 @@ class GateBreakdown:
 
 
 COMPLETENESS_FIELDS = ("rollback_plan", "evidence", "expected_outcome")
-_FIELDS = COMPLETENESS_FIELDS
 _REQUIRED_FOR_MISSING = {
     "rollback_plan": "add_concrete_rollback_plan",
     "evidence": "supply_supporting_evidence",
@@ -156,7 +157,7 @@ class ActuationGate:
             **proposal.to_dict(),
             "pheromone_readings": readings,
             "effective_hazard": max(readings["risk"], readings["failure"]),
-            "completeness_flags": {f"has_{name}": name not in missing for name in _FIELDS},
+            "completeness_flags": {f"has_{name}": name not in missing for name in COMPLETENESS_FIELDS},
         }
 
     def severity_weight(self, severity: FalsificationSeverity) -> float:

@@ -122,12 +122,9 @@ class Trace:
             return 0.0
         return max(0.0, self.base - (tick - self.t0) * self.eps)
 
-    def intercept(self) -> float:
-        """Ordering key within a decay class: strength + tick*eps, invariant over time."""
-        return self.base + self.t0 * self.eps
-
     def __lt__(self, other: Trace) -> bool:
-        # Order within a decay class: by intercept (so by current strength), ties broken by key,
+        # Order within a decay class: by the intercept base + t0·eps (which ranks current strength
+        # within a class, whatever the tick), ties broken by key,
         # reversed so that among equals the smallest location ranks highest (as readers sort).
         # Keys are unique, so a sorted container finds one trace in O(log n) even when many
         # traces share a strength (equal deposits on one tick, capped traces).
@@ -214,11 +211,7 @@ class PheromoneStore:
         tf = check_finite("trust_factor", trust_factor, minimum=0.0)
         check_finite("cap", cap, minimum=0.0)
         amount = signal.strength * self._mult[signal.source] * tf
-        trace = self._get(signal.location, signal.signal_type)
-        current = 0.0
-        if trace is not None and trace.contrib and agent_id in trace.contrib:
-            base, t0 = trace.contrib[agent_id]
-            current = max(0.0, base - (self._tick - t0) * trace.eps)
+        current = self.contribution(signal.location, signal.signal_type, agent_id)
         allowed = max(0.0, min(amount, cap - current))
         if allowed <= 0.0:
             return 0.0
