@@ -188,28 +188,27 @@ class ActuationGate:
         if recent_failures is None:
             recent_failures = self._recent_failures(proposal.agent_id) if self._recent_failures is not None else 0
         target = proposal.target
-        inputs = GateInputs.__new__(GateInputs)  # values below are already validated
-        for name, value in (
-            ("trust_score", profile.trust_score),
-            ("role", profile.role),
-            ("risk", self.store.sense(target, SignalType.RISK)),
-            ("failure", self.store.sense(target, SignalType.FAILURE)),
-            ("missing", self.missing_fields(proposal)),
-            ("findings", tuple(findings or ())),
-            ("budget_approved", bool(budget_approved)),
-            ("integrated", integrated),
-            ("recent_failures", recent_failures),
-            ("proposal_id", proposal.proposal_id),
-            ("budget_estimate", proposal.budget_estimate),
-        ):
-            object.__setattr__(inputs, name, value)
-        return self.evaluate_inputs(inputs)
+        store = self.store
+        return self._decide(
+            profile.trust_score,
+            profile.role,
+            store.sense(target, SignalType.RISK),
+            store.sense(target, SignalType.FAILURE),
+            self.missing_fields(proposal),
+            tuple(findings) if findings else (),
+            bool(budget_approved),
+            integrated,
+            recent_failures,
+            proposal.proposal_id,
+            proposal.budget_estimate,
+        )
 
-    def breakdown(self, inputs: GateInputs) -> GateBreakdown:
-        """Components of the score and the hard override that would fire, if any."""
+    def _components(
+        self, risk: float, failure: float, trust_score: float, recent_failures: int, n_missing: int
+    ) -> tuple[float, float, float, float]:
+        """(hazard, risk component, trust component, completeness): the score's arithmetic."""
         p = self.policy
-        hazard = max(inputs.risk, inputs.failure)
-        override = self._override(inputs)
+        hazard = risk if risk >= failure else failure
         rc = p.risk_component
         if hazard >= p.hazard_high:
             risk_ok = rc.high
@@ -217,40 +216,78 @@ class ActuationGate:
             risk_ok = rc.medium
         else:
             risk_ok = rc.clear
-        trust_ok = 1.0 if inputs.trust_score >= p.trust_full_credit else p.trust_partial_credit
-        if inputs.recent_failures >= p.recent_failure_threshold:
+        trust_ok = 1.0 if trust_score >= p.trust_full_credit else p.trust_partial_credit
+        if recent_failures >= p.recent_failure_threshold:
             trust_ok = max(0.0, trust_ok - p.recent_failure_penalty)
-        completeness = max(0.0, 1.0 - len(inputs.missing) * p.missing_field_penalty)
-        return GateBreakdown(1.0, risk_ok, trust_ok, completeness, hazard, override)
+        completeness = max(0.0, 1.0 - n_missing * p.missing_field_penalty)
+        return hazard, risk_ok, trust_ok, completeness
 
-    def _override(self, inputs: GateInputs) -> str | None:
-        if not inputs.budget_approved:
+    def _override(
+        self, budget_approved: bool, role: AgentRole, trust_score: float, findings: Sequence[FalsificationFinding]
+    ) -> str | None:
+        if not budget_approved:
             return "budget"
-        if inputs.role is AgentRole.SANDBOX:
+        if role is AgentRole.SANDBOX:
             return "sandbox"
-        if inputs.trust_score < self.policy.trust_hard_floor:
+        if trust_score < self.policy.trust_hard_floor:
             return "trust_floor"
-        if any(f.severity is FalsificationSeverity.CRITICAL for f in inputs.findings):
+        if findings and any(f.severity is FalsificationSeverity.CRITICAL for f in findings):
             return "critical_finding"
         return None
 
+    def breakdown(self, inputs: GateInputs) -> GateBreakdown:
+        """Components of the score and the hard override that would fire, if any."""
+        hazard, risk_ok, trust_ok, completeness = self._components(
+            inputs.risk, inputs.failure, inputs.trust_score, inputs.recent_failures, len(inputs.missing)
+        )
+        override = self._override(inputs.budget_approved, inputs.role, inputs.trust_score, inputs.findings)
+        return GateBreakdown(1.0, risk_ok, trust_ok, completeness, hazard, override)
+
     def evaluate_inputs(self, inputs: GateInputs) -> GateResult:
         """The gate's arithmetic on plain inputs (what :meth:`evaluate` and the explorers call)."""
+        i = inputs
+        return self._decide(
+            i.trust_score,
+            i.role,
+            i.risk,
+            i.failure,
+            i.missing,
+            i.findings,
+            i.budget_approved,
+            i.integrated,
+            i.recent_failures,
+            i.proposal_id,
+            i.budget_estimate,
+        )
+
+    def _decide(
+        self,
+        trust_score: float,
+        role: AgentRole,
+        risk: float,
+        failure: float,
+        missing: tuple[str, ...],
+        findings: tuple[FalsificationFinding, ...],
+        budget_approved: bool,
+        integrated: bool,
+        recent_failures: int,
+        proposal_id: str,
+        budget_estimate: ResourceCost,
+    ) -> GateResult:
         p = self.policy
-        findings = inputs.findings
-        severity = self.falsification_severity(findings)
-        b = self.breakdown(inputs)
-        if b.override == "budget":
+        severity = self.falsification_severity(findings) if findings else 0.0
+        override = self._override(budget_approved, role, trust_score, findings)
+        if override == "budget":
             return GateResult(
-                GateDecision.HOLD if inputs.integrated else GateDecision.REFUSE,
+                GateDecision.HOLD if integrated else GateDecision.REFUSE,
                 0.0,
-                f"Budget ceiling exceeded for proposal {inputs.proposal_id!r}. budget_estimate={inputs.budget_estimate!r}. "
+                f"Budget ceiling exceeded for proposal {proposal_id!r}. budget_estimate={budget_estimate!r}. "
                 "Re-queue after budget period resets.",
                 ["budget_recovered"],
                 False,
                 severity,
             )
-        if b.override == "sandbox":
+        if override == "sandbox":
             return GateResult(
                 GateDecision.REFUSE,
                 0.0,
@@ -259,17 +296,17 @@ class ActuationGate:
                 True,
                 severity,
             )
-        if b.override == "trust_floor":
+        if override == "trust_floor":
             return GateResult(
                 GateDecision.REFUSE,
                 0.0,
-                f"Agent trust score {inputs.trust_score:.3f} is below the hard floor of {p.trust_hard_floor!r}. "
+                f"Agent trust score {trust_score:.3f} is below the hard floor of {p.trust_hard_floor!r}. "
                 "Accumulate accepted proposals to raise trust before re-submitting.",
                 [f"trust_above_{p.trust_hard_floor:.2f}"],
                 True,
                 severity,
             )
-        if b.override == "critical_finding":
+        if override == "critical_finding":
             critical = [f for f in findings if f.severity is FalsificationSeverity.CRITICAL]
             return GateResult(
                 GateDecision.REFUSE,
@@ -279,19 +316,20 @@ class ActuationGate:
                 True,
                 severity,
             )
+        hazard, risk_ok, trust_ok, completeness = self._components(risk, failure, trust_score, recent_failures, len(missing))
         w = p.weights
-        score = b.budget * w.budget + b.risk * w.risk + b.trust * w.trust + b.completeness * w.completeness
+        score = w.budget + risk_ok * w.risk + trust_ok * w.trust + completeness * w.completeness
         score = max(0.0, min(1.0, score))
         issues: list[str] = []
-        if b.risk < 1.0:
+        if risk_ok < 1.0:
             issues.append(
-                f"elevated local pheromone hazard pressure at target ({b.hazard:.2f}; risk={inputs.risk:.2f}, failure={inputs.failure:.2f})"
+                f"elevated local pheromone hazard pressure at target ({hazard:.2f}; risk={risk:.2f}, failure={failure:.2f})"
             )
-        penalised = inputs.recent_failures >= p.recent_failure_threshold
-        if b.trust < p.trust_partial_credit or (b.trust < 1.0 and penalised):
-            suffix = f", recent_failures={inputs.recent_failures}" if penalised else ""
-            issues.append(f"agent trust reduced (score={inputs.trust_score:.3f}{suffix})")
-        issues.extend(f"missing: {name}" for name in inputs.missing)
+        penalised = recent_failures >= p.recent_failure_threshold
+        if trust_ok < p.trust_partial_credit or (trust_ok < 1.0 and penalised):
+            suffix = f", recent_failures={recent_failures}" if penalised else ""
+            issues.append(f"agent trust reduced (score={trust_score:.3f}{suffix})")
+        issues.extend(f"missing: {name}" for name in missing)
         if findings:
             worst = max(findings, key=lambda f: f.severity.rank).severity
             issues.append(f"falsification findings: {len(findings)} (max severity {worst.value})")
@@ -307,10 +345,10 @@ class ActuationGate:
             )
             if issues:
                 reason += " Reasons: " + "; ".join(issues)
-            required = [_REQUIRED_FOR_MISSING[name] for name in inputs.missing]
-            if b.trust < 1.0:
+            required = [_REQUIRED_FOR_MISSING[name] for name in missing]
+            if trust_ok < 1.0:
                 required.append("increase_trust_score_via_accepted_proposals")
-            if b.risk < 1.0:
+            if risk_ok < 1.0:
                 required.append("wait_for_risk_pheromone_to_decay_or_address_root_cause")
             if findings:
                 required.append("resolve_falsification_findings")
