@@ -24,11 +24,14 @@ from typing import Any
 from colony.config import TrustPolicy, default_policy
 from colony.errors import ConflictError, ValidationError
 from colony.models import (
+    COST_FIELDS,
     ActionProposal,
     AgentRole,
     AgentTrustProfile,
     ConsequenceRecord,
+    ResourceCost,
     check_finite,
+    json_text,
 )
 from colony.storage import StateDB
 
@@ -72,9 +75,45 @@ CREATE TABLE IF NOT EXISTS consequence_history (
 CREATE TABLE IF NOT EXISTS proposals (
     proposal_id TEXT PRIMARY KEY,
     agent_id TEXT NOT NULL,
-    proposal_json TEXT NOT NULL
+    agent_type TEXT NOT NULL,
+    action_type TEXT NOT NULL,
+    target TEXT NOT NULL,
+    rationale TEXT NOT NULL,
+    expected_outcome TEXT NOT NULL,
+    rollback_plan TEXT NOT NULL,
+    evidence_json TEXT,
+    created_at REAL NOT NULL,
+    llm_calls INTEGER NOT NULL,
+    runtime_seconds REAL NOT NULL,
+    risk_level REAL NOT NULL,
+    human_attention_minutes REAL NOT NULL,
+    merge_risk REAL NOT NULL,
+    doc_debt REAL NOT NULL,
+    security_exposure REAL NOT NULL
 );
+-- a stored agent's proposal count follows its proposals (an unknown agent's first row is written by save_profile)
+CREATE TRIGGER IF NOT EXISTS proposals_count AFTER INSERT ON proposals BEGIN
+    UPDATE agent_profiles SET total_proposals = total_proposals + 1 WHERE agent_id = NEW.agent_id;
+END;
 """
+# proposals are stored as columns, not JSON: encoding eight floats to text costs more than the insert
+_PROPOSAL_COLUMNS = (
+    "proposal_id",
+    "agent_id",
+    "agent_type",
+    "action_type",
+    "target",
+    "rationale",
+    "expected_outcome",
+    "rollback_plan",
+    "evidence_json",
+    "created_at",
+    *COST_FIELDS,
+)
+_INSERT_PROPOSAL = (
+    f"INSERT OR IGNORE INTO proposals ({', '.join(_PROPOSAL_COLUMNS)}) VALUES ({', '.join('?' * len(_PROPOSAL_COLUMNS))})"
+)
+_SELECT_PROPOSAL = f"SELECT {', '.join(_PROPOSAL_COLUMNS)} FROM proposals WHERE proposal_id = ?"
 
 _POSITIVE = frozenset({"good", "approve", "yes", "+"})
 _NEGATIVE = frozenset({"bad", "reject", "no", "-"})
@@ -222,15 +261,40 @@ class ConsequenceMemory:
     def note_proposal(self, profile: AgentTrustProfile, proposal: ActionProposal) -> bool:
         """Store ``proposal`` and count it once for the profile's agent; True if it was new.
 
-        The profile is updated in place. A proposal id already used by another agent is a
-        ConflictError (ids identify one agent's proposal).
+        The profile is updated in place and its new count persisted. A proposal id already
+        used by another agent is a ConflictError (ids identify one agent's proposal).
         """
+        b = proposal.budget_estimate
+        evidence = proposal.evidence
         cur = self.db.conn.execute(
-            "INSERT OR IGNORE INTO proposals (proposal_id, agent_id, proposal_json) VALUES (?, ?, ?)",
-            (proposal.proposal_id, proposal.agent_id, proposal.to_json()),
+            _INSERT_PROPOSAL,
+            (
+                proposal.proposal_id,
+                proposal.agent_id,
+                proposal.agent_type,
+                proposal.action_type,
+                proposal.target,
+                proposal.rationale,
+                proposal.expected_outcome,
+                proposal.rollback_plan,
+                json_text(evidence) if evidence else None,
+                proposal.created_at,
+                b.llm_calls,
+                b.runtime_seconds,
+                b.risk_level,
+                b.human_attention_minutes,
+                b.merge_risk,
+                b.doc_debt,
+                b.security_exposure,
+            ),
         )
         if cur.rowcount:
             profile.total_proposals += 1
+            cached = self._profiles.get(profile.agent_id)
+            if cached is not None:  # stored: the insert trigger has counted it in the table, and so does the cache
+                cached.total_proposals += 1
+            else:
+                self.save_profile(profile)
             return True
         row = self.db.conn.execute("SELECT agent_id FROM proposals WHERE proposal_id = ?", (proposal.proposal_id,)).fetchone()
         if row[0] != proposal.agent_id:
@@ -242,8 +306,23 @@ class ConsequenceMemory:
 
     def get_proposal(self, proposal_id: str) -> ActionProposal | None:
         """The proposal stored under ``proposal_id`` (first seen version), or None."""
-        row = self.db.conn.execute("SELECT proposal_json FROM proposals WHERE proposal_id = ?", (proposal_id,)).fetchone()
-        return ActionProposal.from_dict(json.loads(row[0])) if row else None
+        row = self.db.conn.execute(_SELECT_PROPOSAL, (proposal_id,)).fetchone()
+        if row is None:
+            return None
+        (pid, agent_id, agent_type, action_type, target, rationale, expected, rollback, evidence, created_at, *cost) = row
+        return ActionProposal(
+            agent_id,
+            agent_type,
+            action_type,
+            target,
+            rationale,
+            expected,
+            ResourceCost(*cost),
+            rollback,
+            json.loads(evidence) if evidence else {},
+            pid,
+            created_at,
+        )
 
     # -------------------------------------------------------------- outcomes
     def has_outcome(self, proposal_id: str) -> bool:

@@ -214,8 +214,8 @@ class ColonyKernel(AttestedLifecycleMixin):
             budget_ok = self.resource_ledger.can_afford(proposal.budget_estimate)[0]
             memory = self.consequence_memory
             profile = memory.get_profile(proposal.agent_id)
-            is_new = memory.note_proposal(profile, proposal)
-            if self.role_adapter.update(profile) or is_new:
+            memory.note_proposal(profile, proposal)
+            if self.role_adapter.update(profile):
                 memory.save_profile(profile)
             result = self.gate.evaluate(
                 proposal, profile, findings, budget_ok, recent_failures=memory.recent_failures(proposal.agent_id)

@@ -40,6 +40,7 @@ __all__ = [
     "SignalType",
     "check_finite",
     "check_json_value",
+    "json_text",
     "new_id",
 ]
 
@@ -171,6 +172,11 @@ def check_json_value(name: str, value: Any, _depth: int = 0) -> None:
 
 # one encoder for stored records: building a JSONEncoder per call (json.dumps with options) is slow
 _JSON = json.JSONEncoder(sort_keys=True, allow_nan=False, separators=(",", ":"))
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON text of JSON-shaped ``value`` with sorted keys (NaN and infinity rejected)."""
+    return _JSON.encode(value)
 
 
 def copy_json(value: Any) -> Any:

@@ -22,7 +22,8 @@ from colony.pheromone_store import Trace
 
 __all__ = ["StateDB"]
 
-SCHEMA_VERSION = "1"
+# Bumped whenever a table changes shape; a state file of another version is refused, not misread.
+SCHEMA_VERSION = "2"
 
 _KERNEL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS kernel_meta (
@@ -63,15 +64,34 @@ class StateDB:
         self._txn = _Transaction(self)
         try:
             self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            new = self._check_schema()
             if self.persistent:
                 self.conn.execute("PRAGMA journal_mode=WAL")
                 self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA busy_timeout=5000")
             self.conn.executescript(_KERNEL_SCHEMA)
+            if new:
+                self.set_meta("schema_version", SCHEMA_VERSION)
         except sqlite3.DatabaseError as exc:
             raise ValidationError(
                 "state_path", f"cannot open the state file {self.path!r} as a colony state database ({exc})", value=self.path
             ) from exc
+
+    def _check_schema(self) -> bool:
+        """True for a new database; raise (before anything is written) for one of another schema."""
+        tables = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return True
+        stored = self.get_meta("schema_version") if "kernel_meta" in tables else None
+        if stored == SCHEMA_VERSION:
+            return False
+        self.conn.close()
+        raise ValidationError(
+            "state_path",
+            f"the state file {self.path!r} has colony state schema {stored or '1'}; this colony reads schema {SCHEMA_VERSION}. "
+            "Start a new state file (or reopen it with the colony version that wrote it).",
+            value=self.path,
+        )
 
     # ------------------------------------------------------------ transactions
     def transaction(self) -> _Transaction:

@@ -101,3 +101,19 @@ def test_proposals_are_stored_and_ids_belong_to_one_agent() -> None:
     other = make_proposal(agent_id="b", proposal_id=p.proposal_id)
     with pytest.raises(ConflictError, match="belongs to agent 'a'"):
         mem.note_proposal(mem.get_profile("b"), other)
+
+
+def test_the_stored_proposal_count_matches_the_table_for_any_profile_copy(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite"
+    mem = ConsequenceMemory(path)
+    first = mem.get_profile("a")  # unknown agent: its first proposal stores the profile
+    mem.note_proposal(first, make_proposal(agent_id="a"))
+    stale = mem.get_profile("a")
+    second = mem.get_profile("a")
+    mem.note_proposal(second, make_proposal(agent_id="a"))
+    mem.note_proposal(stale, make_proposal(agent_id="a"))  # a copy taken before the second proposal
+    in_table = mem.db.conn.execute("SELECT COUNT(*) FROM proposals WHERE agent_id = 'a'").fetchone()[0]
+    assert in_table == 3
+    assert mem.get_profile("a").total_proposals == 3
+    mem.close()
+    assert ConsequenceMemory(path).get_profile("a").total_proposals == 3

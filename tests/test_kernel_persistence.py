@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from colony.errors import ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
-from colony.models import SignalType
+from colony.models import ResourceCost, SignalType
 from tests.conftest import make_proposal
 from tests.kernel_scenarios import mixed_history
 
@@ -86,3 +87,51 @@ def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match="cannot open the state file"):
         ColonyKernel(ColonyKernelConfig(state_path=bogus))
     assert bogus.read_text().startswith("this is not SQLite")
+
+
+def test_proposals_and_their_counts_survive_a_restart(tmp_path: Path) -> None:
+    state = tmp_path / "p.sqlite"
+    costly = make_proposal(
+        proposal_id="costly",
+        budget_estimate=ResourceCost(llm_calls=3, runtime_seconds=1.5, merge_risk=0.25, security_exposure=1.0),
+        evidence={"tests": ["t.py"], "nested": {"k": [1, 2.5, None, True]}},
+    )
+    bare = make_proposal(proposal_id="bare", evidence={}, rollback_plan="")
+    with ColonyKernel(ColonyKernelConfig(state_path=state)) as k:
+        k.calibrate_agent("agent-a", trust_score=0.5, total_proposals=3)
+        for p in (costly, bare, costly):  # the repeat is not counted again
+            k.propose_action(p)
+        k.propose_action(make_proposal(agent_id="newcomer", proposal_id="first"))
+        counts = {a: k.agent_profile(a).total_proposals for a in ("agent-a", "newcomer")}
+    assert counts == {"agent-a": 5, "newcomer": 1}
+    with ColonyKernel(ColonyKernelConfig(state_path=state)) as k:
+        assert {a: k.agent_profile(a).total_proposals for a in ("agent-a", "newcomer")} == counts
+        assert k.get_proposal("costly") == costly
+        assert k.get_proposal("bare") == bare
+        assert k.get_proposal("first").agent_id == "newcomer"
+
+
+def test_a_state_file_of_another_schema_is_refused_unchanged(tmp_path: Path) -> None:
+    old = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(old)  # the first layout: proposals as JSON, and no recorded schema version
+    conn.executescript(
+        "CREATE TABLE kernel_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "CREATE TABLE proposals (proposal_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, proposal_json TEXT NOT NULL);"
+        "INSERT INTO proposals VALUES ('p1', 'a', '{}');"
+    )
+    conn.close()
+    before = old.read_bytes()
+    with pytest.raises(ValidationError, match="schema 1; this colony reads schema 2") as info:
+        ColonyKernel(ColonyKernelConfig(state_path=old))
+    assert info.value.field == "state_path"
+    assert old.read_bytes() == before
+
+    future = tmp_path / "future.sqlite"
+    ColonyKernel(ColonyKernelConfig(state_path=future)).close()
+    conn = sqlite3.connect(future)
+    assert conn.execute("SELECT value FROM kernel_meta WHERE key = 'schema_version'").fetchone() == ("2",)
+    conn.execute("UPDATE kernel_meta SET value = '99' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(ValidationError, match="schema 99"):
+        ColonyKernel(ColonyKernelConfig(state_path=future))
