@@ -41,6 +41,11 @@ class ResourceLedger:
 
     def __init__(self, policy: BudgetPolicy | None = None, *, clock: Callable[[], float] = time.time) -> None:
         self.policy = policy if policy is not None else default_policy().budget
+        # (dimension, cap, capped at 1.0, figure format, unit), resolved once: the policy is immutable
+        self._caps = tuple(
+            (name, getattr(self.policy, cap_name), name in _FRACTIONS, fmt, unit) for name, cap_name, fmt, unit in _DIMENSIONS
+        )
+        self._cap_values = tuple(entry[1] for entry in self._caps)
         self._clock = clock
         self._used = ResourceCost()
         self._period_start = clock()
@@ -74,17 +79,28 @@ class ResourceLedger:
     def can_afford(self, cost: ResourceCost) -> tuple[bool, str | None]:
         """(True, None) if ``used + cost`` stays within every cap, else (False, first violation)."""
         self.maybe_reset()
-        used = self._used
-        for name, cap_name, fmt, unit in _DIMENSIONS:
-            value = getattr(used, name) + getattr(cost, name)
-            if name in _FRACTIONS:
-                value = min(1.0, value)
-            cap = getattr(self.policy, cap_name)
+        u = self._used
+        caps = self._cap_values
+        # one expression for the common answer (it runs on every proposal); the loop below names a violation
+        if (
+            u.llm_calls + cost.llm_calls <= caps[0]
+            and u.runtime_seconds + cost.runtime_seconds <= caps[1]
+            and min(1.0, u.risk_level + cost.risk_level) <= caps[2]
+            and u.human_attention_minutes + cost.human_attention_minutes <= caps[3]
+            and min(1.0, u.merge_risk + cost.merge_risk) <= caps[4]
+            and u.doc_debt + cost.doc_debt <= caps[5]
+            and min(1.0, u.security_exposure + cost.security_exposure) <= caps[6]
+        ):
+            return True, None
+        for name, cap, fraction, fmt, unit in self._caps:
+            value = getattr(u, name) + getattr(cost, name)
+            if fraction and value > 1.0:
+                value = 1.0
             if value > cap:
                 if fmt == "d":
                     return False, f"{name} budget exceeded: {value} > {int(cap)}"
                 return False, f"{name} budget exceeded: {value:{fmt}}{unit} > {cap:{fmt}}{unit}"
-        return True, None
+        raise AssertionError("unreachable: the fast check and the loop disagree")  # pragma: no cover
 
     def consume(self, cost: ResourceCost) -> None:
         """Add ``cost`` to this period's consumption (fractions cap at 1.0)."""
