@@ -22,7 +22,7 @@ from colony.models import COST_FIELDS
 if TYPE_CHECKING:
     from colony.models import ActionProposal
 
-__all__ = ["PlanView", "plan_from_proposal", "plan_summary", "split_dependencies", "text_of", "words_of"]
+__all__ = ["PlanView", "checked_plan", "plan_from_proposal", "plan_summary", "split_dependencies", "text_of", "words_of"]
 
 # Any of these, non-blank, names who maintains what a plan creates.
 MAINTENANCE_KEYS: Final = ("maintenance_plan", "owner", "ownership", "deprecation_plan", "runbook")
@@ -173,15 +173,23 @@ def plan_from_proposal(proposal: ActionProposal) -> dict[str, Any]:
     added first and the proposal's own fields written over them, so evidence can
     never change what the proposal says about itself. The evidence dict is not modified.
     """
+    plan = checked_plan(proposal)
+    budget = proposal.budget_estimate
+    plan["budget_estimate"] = {name: getattr(budget, name) for name in COST_FIELDS}
+    return plan
+
+
+def checked_plan(proposal: ActionProposal) -> dict[str, Any]:
+    """:func:`plan_from_proposal` without the budget, which no check reads (the worker's fast path)."""
+    evidence = proposal.evidence
     for key in FORBIDDEN_KEYS:
-        if key in proposal.evidence:
+        if key in evidence:
             raise ValidationError(
                 f"evidence.{key}",
                 "the repository root is configured when colony starts, not per proposal",
-                value=proposal.evidence[key],
+                value=evidence[key],
             )
-    plan: dict[str, Any] = dict(proposal.evidence)
-    budget = proposal.budget_estimate
+    plan: dict[str, Any] = dict(evidence)
     plan["agent_id"] = proposal.agent_id
     plan["agent_type"] = proposal.agent_type
     plan["action_type"] = proposal.action_type
@@ -189,5 +197,4 @@ def plan_from_proposal(proposal: ActionProposal) -> dict[str, Any]:
     plan["rationale"] = proposal.rationale
     plan["expected_outcome"] = proposal.expected_outcome
     plan["rollback_plan"] = proposal.rollback_plan
-    plan["budget_estimate"] = {name: getattr(budget, name) for name in COST_FIELDS}
     return plan
