@@ -119,6 +119,23 @@ def bytes_per_trace(n: int) -> float:
     return (after - before) / n
 
 
+def target_check(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each target beside its measurement (largest size measured; medians) and whether it was met."""
+    big = results["sizes"][-1]
+    measured = {
+        "propose_us": results["propose_empty"]["median_us"],
+        "propose_flatness_ratio": max(results["flatness"].values()),
+        "record_outcome_us": results["record_outcome"]["median_us"],
+        "tick_100k_us": results["tick"][big]["median_us"],
+        "status_100k_us": max(results["status_traces"][big]["median_us"], results["status_history"][big]["median_us"]),
+        "bytes_per_trace": max(results["bytes_per_trace"].values()),
+    }
+    return {
+        name: {"measured": value, "target": TARGETS[name], "met": value <= TARGETS[name], "size": big}
+        for name, value in measured.items()
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
@@ -168,6 +185,10 @@ def main(argv: list[str] | None = None) -> int:
         f"flatness at {big}: traces ×{results['flatness']['propose_traces_ratio']:.2f}, "
         f"history ×{results['flatness']['propose_history_ratio']:.2f} (target ≤ 1.5)"
     )
+    results["target_check"] = target_check(results)
+    for name, row in results["target_check"].items():
+        verdict = "met" if row["met"] else "NOT met"
+        print(f"target {name:24s} (n={row['size']}) measured {row['measured']:10.2f}  target ≤ {row['target']:10.2f}  {verdict}")
     path = write_artefact("kernel", results)
     print(f"wrote {path}")
     return 0

@@ -16,6 +16,8 @@ from scripts.collectors.shape import dig, number, pick, series
 
 TIMING = ("median_us", "p99_us", "mean_us", "n")
 KERNEL_SERIES = ("propose_traces", "propose_history", "query", "status_traces", "status_history", "tick")
+# the kernel issue's targets, as benchmarks/bench_kernel.py names them in its target_check
+KERNEL_TARGETS = ("propose_us", "propose_flatness_ratio", "record_outcome_us", "tick_100k_us", "status_100k_us", "bytes_per_trace")
 MCP_TRANSPORTS = ("in_memory", "stdio", "http")
 FALSIFICATION_CALLS = {
     "analyze(complete proposal)": "analyze_complete",
@@ -55,9 +57,14 @@ def kernel(ctx: CollectContext) -> dict[str, Any]:
         {"size": r["size"], "bytes": r["bytes"]}
         for r in series({k: {"bytes": v} for k, v in (res.get("bytes_per_trace") or {}).items()}, ("bytes",))
     ]
+    targets = {t: pick(dig(res, "target_check", t), ("measured", "target", "met", "size")) for t in KERNEL_TARGETS}
+    checked = [row["met"] for row in targets.values() if isinstance(row["met"], bool)]
     return {
         "measured": bool(art),
         "machine": _machine(art),
+        "targets": targets,
+        "targets_checked": len(checked),
+        "targets_met": sum(checked),
         "propose_clear": pick(res.get("propose_empty"), TIMING),
         "record_outcome": pick(res.get("record_outcome"), TIMING),
         "scaling": scaling,
