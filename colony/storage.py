@@ -62,17 +62,22 @@ class StateDB:
         self._depth = 0
         self._rollback_hooks: list[Callable[[], None]] = []
         self._txn = _Transaction(self)
+        conn = None
         try:
-            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.conn = conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             new = self._check_schema()
             if self.persistent:
-                self.conn.execute("PRAGMA journal_mode=WAL")
-                self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.execute("PRAGMA busy_timeout=5000")
-            self.conn.executescript(_KERNEL_SCHEMA)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=5000")
+            conn.executescript(_KERNEL_SCHEMA)
             if new:
                 self.set_meta("schema_version", SCHEMA_VERSION)
+            # BEGIN / COMMIT / ROLLBACK go through one cursor (every call opens a transaction; no cursor per statement)
+            self.control = conn.cursor()
         except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
             raise ValidationError(
                 "state_path", f"cannot open the state file {self.path!r} as a colony state database ({exc})", value=self.path
             ) from exc
@@ -181,7 +186,7 @@ class _Transaction:
         db.lock.acquire()
         if db._depth == 0:
             try:
-                db.conn.execute("BEGIN IMMEDIATE")
+                db.control.execute("BEGIN IMMEDIATE")
             except BaseException:
                 db.lock.release()
                 raise
@@ -194,9 +199,9 @@ class _Transaction:
         try:
             if db._depth == 0:
                 if exc_type is None:
-                    db.conn.execute("COMMIT")
+                    db.control.execute("COMMIT")
                 else:
-                    db.conn.execute("ROLLBACK")
+                    db.control.execute("ROLLBACK")
                     for hook in db._rollback_hooks:
                         hook()
         finally:

@@ -87,6 +87,9 @@ def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match="cannot open the state file"):
         ColonyKernel(ColonyKernelConfig(state_path=bogus))
     assert bogus.read_text().startswith("this is not SQLite")
+    with pytest.raises(ValidationError, match="cannot open the state file") as info:
+        ColonyKernel(ColonyKernelConfig(state_path=tmp_path))  # a directory
+    assert info.value.field == "state_path"
 
 
 def test_proposals_and_their_counts_survive_a_restart(tmp_path: Path) -> None:
