@@ -17,7 +17,14 @@ from scripts.collectors.shape import dig, number, pick, series
 TIMING = ("median_us", "p99_us", "mean_us", "n")
 KERNEL_SERIES = ("propose_traces", "propose_history", "query", "status_traces", "status_history", "tick")
 # the kernel issue's targets, as benchmarks/bench_kernel.py names them in its target_check
-KERNEL_TARGETS = ("propose_us", "propose_flatness_ratio", "record_outcome_us", "tick_100k_us", "status_100k_us", "bytes_per_trace")
+KERNEL_TARGETS = (
+    "propose_us",
+    "propose_flatness_ratio",
+    "record_outcome_us",
+    "tick_100k_us",
+    "status_100k_us",
+    "bytes_per_trace",
+)
 MCP_TRANSPORTS = ("in_memory", "stdio", "http")
 FALSIFICATION_CALLS = {
     "analyze(complete proposal)": "analyze_complete",
