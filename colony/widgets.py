@@ -165,7 +165,7 @@ class GateExplorer:
             f"<p><b>reason:</b> {html.escape(result.reason)}</p><p><b>required evidence:</b> {required}</p>"
         )
         if self.render:
-            self.heatmap.value = self._draw(inputs)
+            self.heatmap.value = self._draw(inputs, result.gate_score)
 
     def _grid(self, s: GateInputs) -> tuple[list[list[int]], list[list[float]]]:
         key = (s.role, s.missing, s.budget_approved, s.recent_failures)
@@ -183,7 +183,7 @@ class GateExplorer:
             cached = self._grid_cache[key] = (codes, scores)
         return cached
 
-    def _draw(self, s: GateInputs) -> bytes:
+    def _draw(self, s: GateInputs, score: float) -> bytes:
         from matplotlib.colors import BoundaryNorm, ListedColormap
         from matplotlib.figure import Figure
         from matplotlib.patches import Patch
@@ -205,7 +205,6 @@ class GateExplorer:
         )
         ax.set_xlabel("trust")
         ax.set_ylabel("effective hazard max(RISK, FAILURE)")
-        score = self.gate.evaluate_inputs(s).gate_score
         ax.set_title(
             f"score {score:.3f} · role {s.role.value} · missing {len(s.missing)} · recent failures {s.recent_failures}",
             fontsize=8,
