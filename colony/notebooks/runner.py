@@ -116,14 +116,18 @@ def plan_parameters(notebooks: Mapping[str, Path], parameters: Mapping[str, Any]
     that notebook only; any other key applies to every selected notebook that declares
     it, and is an error if none does.
     """
-    specs: dict[str, dict[str, NotebookParameter]] = {name: parameter_spec(path) for name, path in notebooks.items()}
-    plan: dict[str, dict[str, Any]] = {name: {} for name in notebooks}
+    return _plan({name: parameter_spec(path) for name, path in notebooks.items()}, parameters)
+
+
+def _plan(specs: Mapping[str, dict[str, NotebookParameter]], parameters: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """:func:`plan_parameters` over already parsed specs (notebook name -> its parameters)."""
+    plan: dict[str, dict[str, Any]] = {name: {} for name in specs}
     scoped: dict[str, dict[str, Any]] = {}
     for key, value in (parameters or {}).items():
-        target = next((n for n in notebooks if key in (n, n.partition("_")[2])), None)
+        target = next((n for n in specs if key in (n, n.partition("_")[2])), None)
         if isinstance(value, Mapping):
             if target is None:
-                raise ValidationError(key, f"names no selected notebook; selected: {list(notebooks)}", value=dict(value))
+                raise ValidationError(key, f"names no selected notebook; selected: {list(specs)}", value=dict(value))
             scoped.setdefault(target, {}).update(value)
             continue
         if key == RUNNER_PARAMETER:
@@ -266,14 +270,15 @@ def run_all(
         raise ValidationError("notebook_dir", "no NN_*.ipynb notebooks found", value=str(notebook_dir))
     selected = [_resolve_name(n, available) for n in names] if names else list(available)
     notebooks = {n: available[n] for n in dict.fromkeys(selected)}
-    plan = plan_parameters(notebooks, parameters)
+    specs = {name: parameter_spec(path) for name, path in notebooks.items()}
+    plan = _plan(specs, parameters)
     out = Path(output_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     workdir = str(Path(cwd).resolve() if cwd is not None else Path.cwd())
     jobs = []
     for name, path in notebooks.items():
         params = dict(plan[name])
-        if RUNNER_PARAMETER in parameter_spec(path):
+        if RUNNER_PARAMETER in specs[name]:
             params[RUNNER_PARAMETER] = str(out)
         jobs.append((name, str(path.resolve()), str(out / path.name), params, workdir))
     # longest first (by the previous run's duration): a long notebook submitted last would idle the other workers
