@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from colony.errors import ValidationError
@@ -20,24 +21,23 @@ from colony.errors import ValidationError
 DEFAULT_OUTPUT = "output/research"
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+def _integer(minimum: int, what: str) -> Callable[[str], int]:
+    """An argparse ``type``: an integer of at least ``minimum``, else "expected <what>"."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+        return value
+
+    return parse
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {value}")
-    return value
+_positive = _integer(1, "a positive integer")
+_seed = _integer(0, "a non-negative integer seed")
 
 
 def register(subparsers: Any) -> None:
