@@ -23,6 +23,7 @@ from typing import Any
 
 from colony.config import GatePolicy, default_policy
 from colony.errors import ValidationError
+from colony.falsification.report import severity_score
 from colony.models import (
     ActionProposal,
     AgentRole,
@@ -124,13 +125,6 @@ class ActuationGate:
         self.store = pheromone_store
         self.ledger = resource_ledger
         self._recent_failures = recent_failures
-        sw = self.policy.severity_weights
-        self._severity_weight = {
-            FalsificationSeverity.LOW: sw.low,
-            FalsificationSeverity.MEDIUM: sw.medium,
-            FalsificationSeverity.HIGH: sw.high,
-            FalsificationSeverity.CRITICAL: sw.critical,
-        }
 
     # ------------------------------------------------------------------ inputs
     @staticmethod
@@ -160,12 +154,9 @@ class ActuationGate:
             "completeness_flags": {f"has_{name}": name not in missing for name in COMPLETENESS_FIELDS},
         }
 
-    def severity_weight(self, severity: FalsificationSeverity) -> float:
-        return self._severity_weight[FalsificationSeverity(severity)]
-
     def falsification_severity(self, findings: Sequence[FalsificationFinding]) -> float:
-        """Maximum severity weight over the findings (0.0 for none)."""
-        return max((self._severity_weight[f.severity] for f in findings), default=0.0)
+        """Maximum severity weight over the findings (0.0 for none): the report's severity score."""
+        return severity_score(findings, self.policy.severity_weights)
 
     # -------------------------------------------------------------- evaluation
     def evaluate(
