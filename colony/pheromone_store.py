@@ -161,7 +161,6 @@ class PheromoneStore:
         self._traces: dict[tuple[str, SignalType], Trace] = {}
         # locations with at least one live trace, sorted, for prefix queries
         self._locations: SortedList = SortedList()
-        self._count = 0
         # expiry tick -> traces that may expire then (stale entries are skipped)
         self._expiry: dict[int, list[Trace]] = {}
         # per decay class, traces ordered by intercept (for top-k and min/max)
@@ -177,7 +176,7 @@ class PheromoneStore:
         return self._tick
 
     def __len__(self) -> int:
-        return self._count
+        return len(self._traces)
 
     def set_journal(self, journal: Callable[[str, Trace], None] | None) -> None:
         """Register ``journal(op, trace)`` called with ``"upsert"`` / ``"delete"`` (persistence hook)."""
@@ -264,12 +263,7 @@ class PheromoneStore:
         if trace is None:
             trace = Trace(location, signal_type, decay, self._eps[decay], source)
             current = 0.0
-            if not self._has_location(location):
-                self._locations.add(location)
-            self._traces[key] = trace
-            self._count += 1
-            self._type_counts[signal_type] += 1
-            self._source_counts[source] += 1
+            self._register(trace)
         else:
             current = trace.strength_at(now)
             self._ordered[trace.decay].remove(trace)
@@ -300,6 +294,14 @@ class PheromoneStore:
             self._journal("upsert", trace)
         return added
 
+    def _register(self, trace: Trace) -> None:
+        """Index a new key (the strength-ordered and expiry indexes follow once its strength is set)."""
+        if not self._has_location(trace.location):
+            self._locations.add(trace.location)
+        self._traces[(trace.location, trace.signal_type)] = trace
+        self._type_counts[trace.signal_type] += 1
+        self._source_counts[trace.source] += 1
+
     def _prune_contrib(self, trace: Trace) -> None:
         shares = trace.contrib
         assert shares is not None
@@ -327,7 +329,6 @@ class PheromoneStore:
         if not self._has_location(trace.location):
             self._locations.remove(trace.location)
         self._ordered[trace.decay].remove(trace)
-        self._count -= 1
         self._type_counts[trace.signal_type] -= 1
         self._source_counts[trace.source] -= 1
         if self._journal is not None:
@@ -335,7 +336,7 @@ class PheromoneStore:
 
     def clear(self) -> int:
         """Remove every trace (and every index entry); return how many there were."""
-        n = self._count
+        n = len(self._traces)
         if self._journal is not None:
             for trace in self._traces.values():
                 self._journal("delete", trace)
@@ -346,7 +347,6 @@ class PheromoneStore:
             ordered.clear()
         self._type_counts.clear()
         self._source_counts.clear()
-        self._count = 0
         return n
 
     # ----------------------------------------------------------------- reads
@@ -425,7 +425,7 @@ class PheromoneStore:
         for ordered in self._ordered.values():
             n = len(ordered)
             out.extend(ordered[i] for i in range(n - 1, max(-1, n - 1 - k), -1))
-        out.sort(key=lambda t: (-t.strength_at(self._tick), t.location, _TYPES.index(t.signal_type)))
+        out.sort(key=lambda t: (-t.strength_at(self._tick), t.location, _TYPE_RANK[t.signal_type]))
         return out[:k]
 
     def top_signals(self, k: int = 10) -> list[dict[str, Any]]:
@@ -450,7 +450,7 @@ class PheromoneStore:
         lows = [o[0].strength_at(self._tick) for o in self._ordered.values() if len(o)]
         mean = self._mean_strength()
         return {
-            "total_signals": self._count,
+            "total_signals": len(self._traces),
             "by_signal_type": {s.value: self._type_counts[s] for s in _TYPES if self._type_counts[s]},
             "by_source": {s.value: self._source_counts[s] for s in SignalSource if self._source_counts[s]},
             "by_decay_rate": {r.value: len(o) for r, o in self._ordered.items() if len(o)},
@@ -470,9 +470,9 @@ class PheromoneStore:
         }
 
     def _mean_strength(self) -> float:
-        if not self._count:
+        if not self._traces:
             return 0.0
-        return sum(t.strength_at(self._tick) for t in self.iter_traces()) / self._count
+        return sum(t.strength_at(self._tick) for t in self._traces.values()) / len(self._traces)
 
     # ------------------------------------------------------------ persistence
     def restore(self, tick: int, traces: list[Trace]) -> None:
@@ -484,12 +484,7 @@ class PheromoneStore:
             for t in traces:
                 if t.expiry <= tick:
                     continue
-                if not self._has_location(t.location):
-                    self._locations.add(t.location)
-                self._traces[(t.location, t.signal_type)] = t
-                self._count += 1
-                self._type_counts[t.signal_type] += 1
-                self._source_counts[t.source] += 1
+                self._register(t)
                 self._ordered[t.decay].add(t)
                 self._expiry.setdefault(t.expiry, []).append(t)
         finally:
@@ -497,6 +492,6 @@ class PheromoneStore:
 
     def set_tick(self, tick: int) -> None:
         """Set the tick counter (used by ``calm_down`` on an empty field)."""
-        if self._count:
+        if self._traces:
             raise ValidationError("tick", "can only be reset on an empty field")
         self._tick = tick
