@@ -230,33 +230,38 @@ class ColonyKernel(AttestedLifecycleMixin):
         self, proposal: ActionProposal, profile: AgentTrustProfile, findings: list[FalsificationFinding], result: GateResult
     ) -> None:
         pp = self.policy.proposal
-        cap = pp.proposal_deposit_cap
         serious = [f for f in findings if f.severity.rank >= FalsificationSeverity.MEDIUM.rank]
         if serious:
             worst = max(serious, key=lambda f: f.severity.rank).severity
             strength = min(pp.finding_risk_max, pp.finding_risk_per_finding * len(serious))
-            signal = ColonySignal(
-                proposal.target,
-                SignalType.RISK,
-                strength,
-                self._decay_default[SignalType.RISK],
-                SignalSource.AGENT,
-                {"proposal_id": proposal.proposal_id, "finding_count": len(serious), "max_severity": worst.value},
-                self._clock(),
-            )
-            self.pheromones.deposit_capped(signal, profile.trust_score, agent_id=proposal.agent_id, cap=cap)
+            evidence = {"proposal_id": proposal.proposal_id, "finding_count": len(serious), "max_severity": worst.value}
+            self._deposit_capped(proposal, profile, SignalType.RISK, strength, evidence)
         if result.decision is GateDecision.REFUSE:
             strength = pp.refuse_failure_base + pp.refuse_failure_severity_scale * result.falsification_severity
-            signal = ColonySignal(
-                proposal.target,
-                SignalType.FAILURE,
-                strength,
-                self._decay_default[SignalType.FAILURE],
-                SignalSource.AGENT,
-                {"proposal_id": proposal.proposal_id, "reason": result.reason[:200]},
-                self._clock(),
-            )
-            self.pheromones.deposit_capped(signal, profile.trust_score, agent_id=proposal.agent_id, cap=cap)
+            evidence = {"proposal_id": proposal.proposal_id, "reason": result.reason[:200]}
+            self._deposit_capped(proposal, profile, SignalType.FAILURE, strength, evidence)
+
+    def _deposit_capped(
+        self,
+        proposal: ActionProposal,
+        profile: AgentTrustProfile,
+        signal_type: SignalType,
+        strength: float,
+        evidence: dict[str, Any],
+    ) -> None:
+        """A proposal-time deposit at the target, within the proposing agent's capped share."""
+        signal = ColonySignal(
+            proposal.target,
+            signal_type,
+            strength,
+            self._decay_default[signal_type],
+            SignalSource.AGENT,
+            evidence,
+            self._clock(),
+        )
+        self.pheromones.deposit_capped(
+            signal, profile.trust_score, agent_id=proposal.agent_id, cap=self.policy.proposal.proposal_deposit_cap
+        )
 
     # --------------------------------------------------------------- outcome
     def record_outcome(
