@@ -216,17 +216,6 @@ class ConsequenceMemory:
         while len(self._profiles) > _CACHE_SIZE:
             self._profiles.popitem(last=False)
 
-    def _copy(self, p: AgentTrustProfile) -> AgentTrustProfile:
-        return AgentTrustProfile(
-            p.agent_id,
-            p.role,
-            p.trust_score,
-            p.total_proposals,
-            p.accepted_proposals,
-            list(p.consequence_history),
-            p.last_updated,
-        )
-
     def get_profile(self, agent_id: str) -> AgentTrustProfile:
         """The agent's profile (a copy); an unknown agent gets a default, unsaved profile."""
         if not isinstance(agent_id, str) or not agent_id.strip():
@@ -235,9 +224,6 @@ class ConsequenceMemory:
         if p is None:
             return AgentTrustProfile(agent_id, AgentRole.SANDBOX, self.policy.new_agent_trust, 0, 0, [], self._clock())
         return p.copy()
-
-    def known(self, agent_id: str) -> bool:
-        return self._load(agent_id) is not None
 
     def save_profile(self, profile: AgentTrustProfile, *, calibrated: bool = False) -> None:
         """Upsert a profile's scalar fields."""
