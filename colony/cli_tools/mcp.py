@@ -25,6 +25,7 @@ the client.
 
 # No ``from __future__ import annotations``: the SDK reads the wrappers' annotations at registration.
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -76,8 +77,12 @@ def tool_result(out: dict[str, Any]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=json.dumps(out))], structured_content=out, is_error=failed)
 
 
-def _failure(exc: ToolFailure) -> CallToolResult:
-    return tool_result({"success": False, "error": str(exc)})
+def _call(tool: Callable[..., dict[str, Any]], /, *args: Any, **kwargs: Any) -> CallToolResult:
+    """Run one CLI tool as an MCP result; a :class:`ToolFailure` is a ``success: false`` error result."""
+    try:
+        return tool_result(tool(*args, **kwargs))
+    except ToolFailure as exc:
+        return tool_result({"success": False, "error": str(exc)})
 
 
 def _d(description: str) -> Any:
@@ -147,10 +152,7 @@ def register_cli_tools(server: "MCPServer", *, allow_exec: bool, project: str | 
     def cli_check_environment(
         verbose: Annotated[bool, _d("Keep each check's details (versions, paths, requirements).")] = False,
     ) -> Annotated[CallToolResult, EnvironmentOutput]:
-        try:
-            return tool_result(check_environment(verbose=verbose, project=root))
-        except ToolFailure as exc:
-            return _failure(exc)
+        return _call(check_environment, verbose=verbose, project=root)
 
     def cli_show_modules(
         filter_status: Annotated[
@@ -158,10 +160,7 @@ def register_cli_tools(server: "MCPServer", *, allow_exec: bool, project: str | 
         ] = "all",
         include_details: Annotated[bool, _d("Include paths, parameters, inputs and errors.")] = False,
     ) -> Annotated[CallToolResult, ModulesOutput]:
-        try:
-            return tool_result(show_modules(filter_status=filter_status, include_details=include_details, project=root))
-        except ToolFailure as exc:
-            return _failure(exc)
+        return _call(show_modules, filter_status=filter_status, include_details=include_details, project=root)
 
     def cli_show_system_status(
         include_resources: Annotated[bool, _d("Include CPU, memory and disk use.")] = True,
@@ -170,19 +169,15 @@ def register_cli_tools(server: "MCPServer", *, allow_exec: bool, project: str | 
         state_path: Annotated[str, _d("A colony state file in the project whose kernel to report (empty: none).")] = "",
         workflow_id: Annotated[str, _d("Also report this workflow run in full (empty: none).")] = "",
     ) -> Annotated[CallToolResult, StatusOutput]:
-        try:
-            return tool_result(
-                show_system_status(
-                    include_resources=include_resources,
-                    include_workflows=include_workflows,
-                    format=format,
-                    state_path=state_path or None,
-                    workflow_id=workflow_id or None,
-                    project=root,
-                )
-            )
-        except ToolFailure as exc:
-            return _failure(exc)
+        return _call(
+            show_system_status,
+            include_resources=include_resources,
+            include_workflows=include_workflows,
+            format=format,
+            state_path=state_path or None,
+            workflow_id=workflow_id or None,
+            project=root,
+        )
 
     def cli_analyze_code(
         path: Annotated[str, _d("File or directory to analyse, relative to the project.")],
@@ -191,29 +186,22 @@ def register_cli_tools(server: "MCPServer", *, allow_exec: bool, project: str | 
         include_metrics: Annotated[bool, _d("Include code metrics (complexity, sizes).")] = True,
         format: Annotated[Literal["text", "json", "html"], _choice("Format of the report file.")] = "json",
     ) -> Annotated[CallToolResult, AnalyzeOutput]:
-        try:
-            return tool_result(
-                analyze_code(
-                    path,
-                    output or None,
-                    include_security=include_security,
-                    include_metrics=include_metrics,
-                    format=format,
-                    project=root,
-                )
-            )
-        except ToolFailure as exc:
-            return _failure(exc)
+        return _call(
+            analyze_code,
+            path,
+            output or None,
+            include_security=include_security,
+            include_metrics=include_metrics,
+            format=format,
+            project=root,
+        )
 
     def cli_skills_search(
         query: Annotated[str, _d("Words to search for, e.g. 'decay figure'.")],
         category: Annotated[str, _d("Only this category: workflow, notebook, figure, tool, subsystem or doc.")] = "",
         limit: Annotated[int, Field(description="Maximum results.", ge=1, le=200, strict=True)] = 20,
     ) -> Annotated[CallToolResult, SearchOutput]:
-        try:
-            return tool_result(skills_search(query, category=category or None, limit=limit, project=root))
-        except ToolFailure as exc:
-            return _failure(exc)
+        return _call(skills_search, query, category=category or None, limit=limit, project=root)
 
     def cli_project_create(
         name: Annotated[str, _d("Experiment name: a letter, then letters, digits, '-' or '_' (at most 32).")],
@@ -221,12 +209,7 @@ def register_cli_tools(server: "MCPServer", *, allow_exec: bool, project: str | 
         description: Annotated[str, _d("One or two sentences on the experiment (no digits: numbers come from the build).")] = "",
         path: Annotated[str, _d("Subdirectory of the project to scaffold in (empty: the project).")] = "",
     ) -> Annotated[CallToolResult, ProjectOutput]:
-        try:
-            return tool_result(
-                project_create(name, template=template, description=description or None, path=path or None, project=root)
-            )
-        except ToolFailure as exc:
-            return _failure(exc)
+        return _call(project_create, name, template=template, description=description or None, path=path or None, project=root)
 
     def cli_ai_generate(
         prompt: Annotated[str, _d("What the code should do.")],
@@ -235,19 +218,15 @@ def register_cli_tools(server: "MCPServer", *, allow_exec: bool, project: str | 
         output_path: Annotated[str, _d("File in the project to write the code to (empty: only return it).")] = "",
         max_tokens: Annotated[int, Field(description="Maximum tokens in the answer.", ge=1, le=32768, strict=True)] = 2048,
     ) -> Annotated[CallToolResult, GenerateOutput]:
-        try:
-            return tool_result(
-                ai_generate(
-                    prompt,
-                    language=language,
-                    provider=provider,
-                    output_path=output_path or None,
-                    max_tokens=max_tokens,
-                    project=root,
-                )
-            )
-        except ToolFailure as exc:
-            return _failure(exc)
+        return _call(
+            ai_generate,
+            prompt,
+            language=language,
+            provider=provider,
+            output_path=output_path or None,
+            max_tokens=max_tokens,
+            project=root,
+        )
 
     tools: list[tuple[Any, ToolAnnotations]] = [
         (cli_check_environment, READ_ONLY),
@@ -275,12 +254,7 @@ def _exec_tools(root: Path) -> list[tuple[Any, ToolAnnotations]]:
         async_execution: Annotated[bool, _d("Return at once with the workflow_id; the run continues in the background.")] = False,
         timeout: Annotated[int, Field(description="Seconds before the run is killed.", ge=1, le=86400, strict=True)] = 300,
     ) -> Annotated[CallToolResult, WorkflowOutput]:
-        try:
-            return tool_result(
-                workflow_run(workflow_name, params, async_execution=async_execution, timeout=timeout, project=root)
-            )
-        except ToolFailure as exc:
-            return _failure(exc)
+        return _call(workflow_run, workflow_name, params, async_execution=async_execution, timeout=timeout, project=root)
 
     def cli_run_quick(
         target: Annotated[str, _d("Script, notebook, directory, glob (e.g. 'scripts/*.py') or dotted module, in the project.")],
@@ -288,9 +262,6 @@ def _exec_tools(root: Path) -> list[tuple[Any, ToolAnnotations]]:
         timeout: Annotated[int, Field(description="Seconds per target before it is killed.", ge=1, le=86400, strict=True)] = 60,
         parallel: Annotated[bool, _d("Run the matching targets in parallel.")] = False,
     ) -> Annotated[CallToolResult, RunQuickOutput]:
-        try:
-            return tool_result(run_quick(target, args, timeout=timeout, parallel=parallel, project=root))
-        except ToolFailure as exc:
-            return _failure(exc)
+        return _call(run_quick, target, args, timeout=timeout, parallel=parallel, project=root)
 
     return [(cli_workflow_run, EXECUTES), (cli_run_quick, EXECUTES)]
