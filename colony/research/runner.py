@@ -101,10 +101,18 @@ class _Probe:
         )
 
     def __call__(self, target: str) -> float:
-        store = self.kernel.pheromones
-        risk, failure = store.sense(target, SignalType.RISK), store.sense(target, SignalType.FAILURE)
+        return self.score(*_pressure(self.kernel, target))
+
+    def score(self, risk: float, failure: float) -> float:
+        """The probe's gate score under the given RISK and FAILURE pressure."""
         inputs = GateInputs(trust_score=self.trust, role=self.role, risk=risk, failure=failure)
         return self.kernel.gate.evaluate_inputs(inputs).gate_score
+
+
+def _pressure(kernel: ColonyKernel, target: str) -> tuple[float, float]:
+    """(RISK, FAILURE) strength at ``target`` now."""
+    store = kernel.pheromones
+    return store.sense(target, SignalType.RISK), store.sense(target, SignalType.FAILURE)
 
 
 def run_condition(
@@ -159,9 +167,9 @@ def _attempt(
     proposal = item.proposal(attempt=attempt, created_at=now)
     profile = kernel.agent_profile(item.agent_id)
     budget_ok = kernel.resource_ledger.can_afford(proposal.budget_estimate)[0]
-    store = kernel.pheromones
-    hazard = max(store.sense(item.target, SignalType.RISK), store.sense(item.target, SignalType.FAILURE))
-    probe_score = probe(item.target)
+    risk, failure = _pressure(kernel, item.target)
+    hazard = max(risk, failure)
+    probe_score = probe.score(risk, failure)
     result = kernel.propose_action(proposal)
     decision = condition.decide(DecisionContext(result, profile.trust_score, budget_ok))
     p_fail = item.p_fail_for(attempt)
