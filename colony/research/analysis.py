@@ -44,9 +44,7 @@ METRICS: dict[str, tuple[str, str, str]] = {
 PAIRED_METRICS = ("failure_rate", "harm_per_item", "execution_volume", "utility_per_item", "refusal_rate", "hold_rate")
 
 
-def _paired_items(
-    items: dict[tuple[str, int, str], dict[str, Any]], conditions: Sequence[str], runs: Sequence[int]
-) -> dict[str, Any]:
+def _paired_items(items: dict[tuple[str, int, str], dict[str, Any]], conditions: Sequence[str]) -> dict[str, Any]:
     columns = ["run", "item_id", "agent_id", "target", "fragile", "missing", "p_fail", "u", "would_fail"]
     for c in conditions:
         columns += [f"{c}.first", f"{c}.final"]
@@ -170,7 +168,7 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy)
     return {
         "runs": runs,
         "conditions": conditions,
-        "paired_items": _paired_items(items, conditions, runs),
+        "paired_items": _paired_items(items, conditions),
         "per_condition": per_condition,
         "paired_differences": {
             "direction": f"{conditions[0]} minus baseline",
