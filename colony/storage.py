@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from colony.errors import ValidationError
-from colony.models import DecayRate, ResourceCost, SignalSource, SignalType
+from colony.models import DecayRate, ResourceCost, SignalSource, SignalType, json_text
 from colony.pheromone_store import Trace
 
 __all__ = ["StateDB"]
@@ -142,8 +142,8 @@ class StateDB:
                 t.t0,
                 t.expiry,
                 t.last_reinforced,
-                json.dumps(t.evidence, sort_keys=True) if t.evidence else None,
-                json.dumps(t.contrib, sort_keys=True) if t.contrib else None,
+                json_text(t.evidence) if t.evidence else None,
+                json_text(t.contrib) if t.contrib else None,
             ),
         )
 
@@ -163,7 +163,7 @@ class StateDB:
 
     # ------------------------------------------------------------------ budget
     def save_budget(self, used: ResourceCost, period_start: float) -> None:
-        self.set_meta("budget", json.dumps({"used": used.to_dict(), "period_start": period_start}, sort_keys=True))
+        self.set_meta("budget", json_text({"used": used.to_dict(), "period_start": period_start}))
 
     def load_budget(self) -> tuple[ResourceCost, float] | None:
         raw = self.get_meta("budget")
