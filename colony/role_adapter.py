@@ -70,8 +70,8 @@ class RoleAdapter:
             streak += 1
         if profile.trust_score < s.sandbox_below_trust or streak >= s.failure_streak:
             return AgentRole.SANDBOX
-        successful = {r.action_taken for r in records if r.tests_passed and not r.repair_needed}
-        successful |= {r.proposal.action_type for r in records if r.tests_passed and not r.repair_needed}
+        clean = [r for r in records if r.tests_passed and not r.repair_needed]
+        successful = {r.action_taken for r in clean} | {r.proposal.action_type for r in clean}
         if profile.trust_score >= s.guard_ant_trust and successful & set(s.guard_ant_actions):
             return AgentRole.GUARD_ANT
         if profile.trust_score >= s.repair_ant_trust and successful & set(s.repair_ant_actions):
