@@ -44,6 +44,15 @@ def text_of(value: Any) -> str:
     return str(value).strip()
 
 
+def _refuse_root_keys(mapping: Mapping[str, Any], field: str, per: str) -> None:
+    """ValidationError(``{field}.repo_root``) if ``mapping`` tries to choose the repository root."""
+    for key in FORBIDDEN_KEYS:
+        if key in mapping:
+            raise ValidationError(
+                f"{field}.{key}", f"the repository root is configured when colony starts, not per {per}", value=mapping[key]
+            )
+
+
 def _text(value: Any) -> str:
     return value.strip() if type(value) is str else text_of(value)
 
@@ -129,8 +138,7 @@ class PlanView:
         expected = get("expected_outcome")
         self.has_expected_outcome = expected is not None
         self.expected_outcome = _text(expected)
-        deps = get("dependencies")
-        self.dependencies = split_dependencies(deps) if deps is not None else ()
+        self.dependencies = split_dependencies(get("dependencies"))
         # Case-folded copies for the checks' patterns, and the words in them for cheap pre-tests.
         self.folded_rationale_scope = self.rationale_scope.casefold()
         self.folded_scope = self.scope.casefold()
@@ -146,13 +154,7 @@ class PlanView:
         """Validate ``plan`` (a mapping without per-plan root keys) and return its view."""
         if not isinstance(plan, Mapping):
             raise ValidationError("plan", f"must be an object (a JSON dict), got {type(plan).__name__}", value=plan)
-        for key in FORBIDDEN_KEYS:
-            if key in plan:
-                raise ValidationError(
-                    f"plan.{key}",
-                    "the repository root is configured when colony starts, not per plan",
-                    value=plan[key],
-                )
+        _refuse_root_keys(plan, "plan", "plan")
         return cls(plan)
 
     @property
@@ -182,13 +184,7 @@ def plan_from_proposal(proposal: ActionProposal) -> dict[str, Any]:
 def checked_plan(proposal: ActionProposal) -> dict[str, Any]:
     """:func:`plan_from_proposal` without the budget, which no check reads (the worker's fast path)."""
     evidence = proposal.evidence
-    for key in FORBIDDEN_KEYS:
-        if key in evidence:
-            raise ValidationError(
-                f"evidence.{key}",
-                "the repository root is configured when colony starts, not per proposal",
-                value=evidence[key],
-            )
+    _refuse_root_keys(evidence, "evidence", "proposal")
     plan: dict[str, Any] = dict(evidence)
     plan["agent_id"] = proposal.agent_id
     plan["agent_type"] = proposal.agent_type
