@@ -190,6 +190,18 @@ def check_paired(verdicts: list[tuple[str, float]]) -> None:
 
 
 # ------------------------------------------------------------ processes
+def run_server_command(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m colony.server ARGS`` to completion (a start-up that must fail), capturing its output."""
+    return subprocess.run(
+        [sys.executable, *SERVER_MODULE, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 def stdio_params(*args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
     """Spawn ``python -m colony.server ARGS`` as a stdio MCP server."""
     return StdioServerParameters(command=sys.executable, args=[*SERVER_MODULE, *args], cwd=str(ROOT), env=env)

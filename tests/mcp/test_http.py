@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 import signal
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -15,8 +13,6 @@ from mcp.shared.exceptions import MCPError
 
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from tests.mcp.support import (
-    ROOT,
-    SERVER_MODULE,
     TOKEN,
     ServerProcess,
     check_paired,
@@ -25,6 +21,7 @@ from tests.mcp.support import (
     ok,
     paired_locality,
     record_args,
+    run_server_command,
     start_http_server,
 )
 
@@ -119,14 +116,7 @@ def test_foreign_origins_and_hosts_are_refused(http_server: ServerProcess) -> No
 
 
 def test_non_loopback_binding_needs_an_explicit_flag() -> None:
-    done = subprocess.run(
-        [sys.executable, *SERVER_MODULE, "--http", "--host", "0.0.0.0", "--port", "0"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run_server_command("--http", "--host", "0.0.0.0", "--port", "0")
     assert done.returncode == 2
     assert "is not a loopback address; pass --allow-remote" in done.stderr
     server = start_http_server("--host", "0.0.0.0", "--allow-remote")
@@ -188,12 +178,5 @@ def test_a_busy_port_or_a_bad_port_is_exit_code_2() -> None:
         busy.listen()
         port = busy.getsockname()[1]
         for value, expected in ((str(port), "cannot bind 127.0.0.1"), ("70000", "expected a port in 0..65535")):
-            done = subprocess.run(
-                [sys.executable, *SERVER_MODULE, "--http", "--port", value],
-                capture_output=True,
-                text=True,
-                cwd=ROOT,
-                timeout=60,
-                stdin=subprocess.DEVNULL,
-            )
+            done = run_server_command("--http", "--port", value)
             assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr

@@ -20,6 +20,7 @@ from tests.mcp.support import (
     ok,
     paired_locality,
     record_args,
+    run_server_command,
     stdio_params,
 )
 
@@ -103,28 +104,14 @@ async def test_state_survives_a_server_restart(tmp_path: Path) -> None:
 
 
 def test_bad_configuration_stops_the_command_with_exit_code_2(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, *SERVER_MODULE, "--config", str(tmp_path / "missing")],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run_server_command("--config", str(tmp_path / "missing"))
     assert done.returncode == 2
     assert "colony mcp: error: config policy" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""
 
 
 def test_an_unusable_state_path_stops_the_command_with_exit_code_2(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, *SERVER_MODULE, "--state", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run_server_command("--state", str(tmp_path))
     assert done.returncode == 2
     assert done.stderr.startswith("colony mcp: error:") and "cannot open the state file" in done.stderr
     assert "Traceback" not in done.stderr
