@@ -20,7 +20,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-__all__ = ["canonical_json", "derive_seed", "sha256_bytes", "sha256_file", "stream", "unit_draw"]
+__all__ = ["canonical_json", "derive_seed", "json_sha256", "sha256_bytes", "sha256_file", "stream", "unit_draw"]
 
 
 def _digest(seed: int, purpose: str, parts: tuple[object, ...]) -> bytes:
@@ -53,6 +53,11 @@ def canonical_json(value: Any, *, indent: int | None = None) -> str:
 def sha256_bytes(data: bytes) -> str:
     """Hex SHA-256 of ``data``."""
     return hashlib.sha256(data).hexdigest()
+
+
+def json_sha256(value: Any) -> str:
+    """Hex SHA-256 of ``value``'s compact :func:`canonical_json` (how parameters, policy and workload are named)."""
+    return sha256_bytes(canonical_json(value).encode("utf-8"))
 
 
 def sha256_file(path: str | Path) -> str:

@@ -35,7 +35,7 @@ from colony.errors import ValidationError
 from colony.research.analysis import METRICS, analyze
 from colony.research.conditions import build_conditions
 from colony.research.runner import TRACE_FIELDS, RunResult, run_one
-from colony.research.seeding import canonical_json, sha256_bytes, sha256_file
+from colony.research.seeding import canonical_json, json_sha256, sha256_file
 from colony.research.study_config import StudyConfig, parse_study_config
 from colony.research.verification import verification_summary
 from colony.research.workload import RunWorkload, generate_workload, write_workload
@@ -128,7 +128,7 @@ def reanalyze(traces: str | Path, *, policy: Policy | None = None) -> dict[str, 
     if header.get("schema") != SCHEMA or "parameters" not in header:
         raise ValidationError("traces", f"not a {SCHEMA} trace file (no header with parameters)", value=str(traces))
     policy = policy if policy is not None else default_policy()
-    policy_sha = sha256_bytes(canonical_json(policy.to_dict()).encode("utf-8"))
+    policy_sha = json_sha256(policy.to_dict())
     if policy_sha != header.get("policy_sha256"):
         raise ValidationError("policy", f"policy hash {policy_sha} differs from the traces' {header.get('policy_sha256')}")
     cfg = parse_study_config(header["parameters"], source=str(traces))
@@ -155,8 +155,8 @@ def run_study(
     out.mkdir(parents=True, exist_ok=True)
     workload = generate_workload(cfg, trust_deltas=(policy.trust.pass_delta, policy.trust.fail_delta))
     manifest = write_workload(workload, out)
-    params_sha = sha256_bytes(canonical_json(cfg.to_dict()).encode("utf-8"))
-    policy_sha = sha256_bytes(canonical_json(policy.to_dict()).encode("utf-8"))
+    parameters, policy_values = cfg.to_dict(), policy.to_dict()
+    params_sha, policy_sha = json_sha256(parameters), json_sha256(policy_values)
     traces_path = out / "traces.jsonl"
     records: list[dict[str, Any]] = []
     invariants: dict[str, dict[str, dict[str, bool]]] = {}
@@ -168,7 +168,7 @@ def run_study(
         "workload_digest": manifest["workload_digest"],
         "parameters_sha256": params_sha,
         "policy_sha256": policy_sha,
-        "parameters": cfg.to_dict(),
+        "parameters": parameters,
         "fields": TRACE_FIELDS,
     }
     pool = _pool(parallel)
@@ -190,8 +190,8 @@ def run_study(
     results: dict[str, Any] = {
         "schema": SCHEMA,
         "title": "Four-condition benchmark of the colony actuation gate (paper §4.1)",
-        "parameters": cfg.to_dict(),
-        "policy": {"sha256": policy_sha, "values": policy.to_dict()},
+        "parameters": parameters,
+        "policy": {"sha256": policy_sha, "values": policy_values},
         "provenance": {
             "colony_version": colony.__version__,
             "code_sha256": code_digest(),

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from colony.models import ActionProposal, ResourceCost
-from colony.research.seeding import canonical_json, sha256_bytes, stream
+from colony.research.seeding import canonical_json, json_sha256, sha256_bytes, stream
 from colony.research.study_config import StudyConfig
 
 __all__ = [
@@ -186,7 +186,7 @@ class Workload:
 
     def digest(self) -> str:
         """SHA-256 of the canonical JSON: the workload's identity."""
-        return sha256_bytes(canonical_json(self.to_dict()).encode("utf-8"))
+        return json_sha256(self.to_dict())
 
 
 # ------------------------------------------------------------------------------ generation
