@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from colony.attestation import store
 from colony.attestation.events import LedgerValidationStatus as S
 from colony.attestation.ledger import AttestationLedger
 from colony.attestation.signers import (
@@ -51,16 +52,16 @@ def load_key(text_or_path: str | bytes, *, field: str = "key") -> bytes:
 
 
 def _recorded_key_id(path: Path, run_id: str | None) -> str | None:
-    uri = f"file:{path.resolve().as_posix()}?mode=ro"
+    """The key id in the first signature (of ``run_id``), or None if the file cannot tell."""
     try:
-        conn = sqlite3.connect(uri, uri=True)
+        conn = store.connect_read_only(path)
         try:
             where, params = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())
             row = conn.execute(f"SELECT signature_json FROM attestation_events {where} ORDER BY rowid LIMIT 1", params).fetchone()
         finally:
             conn.close()
         key_id = json.loads(row[0]).get("key_id") if row else None
-    except (sqlite3.DatabaseError, ValueError, AttributeError):
+    except (ColonyError, sqlite3.DatabaseError, ValueError, AttributeError):
         return None
     return key_id if isinstance(key_id, str) and key_id else None
 
@@ -81,8 +82,7 @@ def _verifier(
     if public_key is not None:
         return Ed25519Verifier(load_key(public_key, field="public_key"), key_id=label)
     assert hmac_key is not None
-    raw = hmac_key if isinstance(hmac_key, bytes) else load_key(hmac_key, field="hmac_key")
-    return HMACSigner(raw, key_id=label)
+    return HMACSigner(load_key(hmac_key, field="hmac_key"), key_id=label)
 
 
 def verify_ledger_file(

@@ -38,6 +38,14 @@ def test_verify_every_run_with_the_hmac_key(hmac_file: Path) -> None:
     assert verify_ledger_file(hmac_file, hmac_key=HMAC_KEY.hex(), run_id="b")["run_count"] == 1
 
 
+def test_key_id_is_read_from_a_ledger_whose_path_holds_uri_characters(tmp_path: Path) -> None:
+    path = tmp_path / "run #1?" / "ledger.db"
+    with AttestationLedger(path, signer=HMACSigner(HMAC_KEY, key_id="lab")) as led:
+        run_to(AttestedLifecycle(led, run_id="a"), "p1", "verdict")
+    result = verify_ledger_file(path, hmac_key=HMAC_KEY)
+    assert result["valid"] and result["key_id"] == "lab"
+
+
 def test_an_explicit_wrong_key_id_fails(hmac_file: Path) -> None:
     result = verify_ledger_file(hmac_file, hmac_key=HMAC_KEY, key_id="other")
     assert not result["valid"] and result["status"] == "bad_signature"
