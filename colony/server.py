@@ -183,10 +183,9 @@ def _serve_http(tools: ColonyTools, args: argparse.Namespace, registrars: Sequen
     server = build_server(tools, auth_token=token, host=args.host, port=port, registrars=registrars)
     security = http.transport_security(args.host, extra_hosts=tuple(args.allowed_host), extra_origins=tuple(args.allowed_origin))
     app = server.streamable_http_app(transport_security=security, host=args.host)
-    url_host = f"[{args.host}]" if ":" in args.host else args.host
     if generated:
         print(f"colony mcp: bearer token (shown once): {token}", file=sys.stderr)
-    print(f"colony mcp: serving Streamable HTTP at http://{url_host}:{port}/mcp", file=sys.stderr, flush=True)
+    print(f"colony mcp: serving Streamable HTTP at http://{http.url_host(args.host)}:{port}/mcp", file=sys.stderr, flush=True)
     uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
 
 

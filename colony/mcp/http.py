@@ -25,6 +25,7 @@ __all__ = [
     "is_loopback",
     "resolve_token",
     "transport_security",
+    "url_host",
 ]
 
 TOKEN_ENV = "COLONY_MCP_TOKEN"
@@ -72,7 +73,8 @@ def check_bind_host(host: str, *, allow_remote: bool) -> None:
         )
 
 
-def _url_host(host: str) -> str:
+def url_host(host: str) -> str:
+    """``host`` as it appears in a URL (an IPv6 address in brackets)."""
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
@@ -80,7 +82,7 @@ def transport_security(
     host: str, *, extra_hosts: tuple[str, ...] = (), extra_origins: tuple[str, ...] = ()
 ) -> TransportSecuritySettings:
     """Host and Origin allow-lists: loopback names, the bind host, and any explicitly added."""
-    names = ["127.0.0.1", "localhost", "[::1]", _url_host(host), *extra_hosts]
+    names = ["127.0.0.1", "localhost", "[::1]", url_host(host), *extra_hosts]
     hosts = sorted({f"{n}:*" for n in names} | set(extra_hosts))
     origins = sorted({f"http://{n}:*" for n in names} | set(extra_origins))
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
@@ -88,4 +90,4 @@ def transport_security(
 
 def auth_settings(host: str, port: int) -> AuthSettings:
     """Resource-server auth settings for a server at ``host:port`` (the token is checked locally)."""
-    return AuthSettings(issuer_url=f"http://{_url_host(host)}:{port}", resource_server_url=None)  # type: ignore[arg-type]
+    return AuthSettings(issuer_url=f"http://{url_host(host)}:{port}", resource_server_url=None)  # type: ignore[arg-type]
