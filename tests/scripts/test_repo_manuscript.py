@@ -8,12 +8,15 @@ same checks on every build; ``make test`` runs them too."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 from build_fixtures import ROOT
+
+sys.path.insert(0, str(ROOT / "tests" / "manuscript"))
+from manuscript_support import repo_config, write_gate_report
 
 from scripts import variables
 from scripts.buildconfig import BuildConfig
@@ -30,25 +33,8 @@ pytestmark = pytest.mark.build_e2e
 @pytest.fixture(scope="module")
 def config(tmp_path_factory: pytest.TempPathFactory) -> BuildConfig:
     out = tmp_path_factory.mktemp("repo-out")
-    report = {
-        "passed": True,
-        "gates": [
-            {
-                "name": "pytest",
-                "passed": True,
-                "command": "python -m pytest",
-                "exit_code": 0,
-                "tests": {"total": 1, "passed": 1, "failed": 0, "errors": 0, "skipped": 0},
-                "coverage": {"percent": 90.0, "branch_percent": 85.0, "floor": 80.0},
-            },
-            {"name": "ruff-check", "passed": True, "command": "ruff check", "exit_code": 0, "findings": 0},
-            {"name": "ruff-format", "passed": True, "command": "ruff format", "exit_code": 0, "files_to_reformat": 0},
-            {"name": "mypy", "passed": True, "command": "mypy", "exit_code": 0, "errors": 0, "files_checked": 1},
-        ],
-    }
-    (out / "gates").mkdir()
-    (out / "gates" / "report.json").write_text(json.dumps(report), encoding="utf-8")
-    return dataclasses.replace(BuildConfig.load(ROOT), output_dir=str(out))
+    write_gate_report(out)
+    return repo_config(out)
 
 
 def test_every_template_variable_resolves_in_a_live_snapshot(config: BuildConfig) -> None:
