@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from colony.research.outcomes import COUNT_FIELDS
 from scripts.collectors import CollectContext, collector
 from scripts.collectors.shape import dig, pick
 from scripts.hashing import file_sha256
@@ -30,24 +31,6 @@ METRICS = (
     "revisions_per_item",
 )
 PAIRED_METRICS = ("execution_volume", "failure_rate", "harm_per_item", "hold_rate", "refusal_rate", "utility_per_item")
-TOTALS = (
-    "items",  # renamed to n_items below: ``.items`` would name the dict method in a template
-    "attempts",
-    "executed",
-    "executed_after_revision",
-    "failures",
-    "successes",
-    "first_execute",
-    "first_hold",
-    "first_refuse",
-    "refused",
-    "held_unresolved",
-    "revisions",
-    "would_fail",
-    "prevented_failures",
-    "missed_successes",
-    "utility",
-)
 # each hypothesis: comparison name -> where its paired result sits under the hypothesis
 COMPARISONS: dict[str, dict[str, tuple[str, ...]]] = {
     "H1": {"primary": ("result",)},
@@ -80,9 +63,9 @@ def _renamed(values: dict[str, Any]) -> dict[str, Any]:
 
 def _condition(analysis: Any, name: str) -> dict[str, Any]:
     base = dig(analysis, "per_condition", name, default={})
-    per_run = [_renamed(pick(r, ("run", *TOTALS))) for r in base.get("per_run") or []]
+    per_run = [_renamed(pick(r, ("run", *COUNT_FIELDS))) for r in base.get("per_run") or []]
     return {
-        "totals": _renamed(pick(base.get("totals"), TOTALS)),
+        "totals": _renamed(pick(base.get("totals"), COUNT_FIELDS)),
         "metrics": {
             m: {**pick(dig(base, "metrics", m), RATE + INTERVAL), "meaning": dig(base, "metrics", m, "meaning")} for m in METRICS
         },
