@@ -20,7 +20,7 @@ import httpx
 import psutil
 
 from colony.cli_tools.failures import tool_errors
-from colony.cli_tools.paths import find_project, inside, layout, relative
+from colony.cli_tools.paths import find_project, inside, relative
 from colony.cli_tools.workflow_store import WorkflowStore
 from colony.errors import ValidationError
 
@@ -149,7 +149,7 @@ def show_system_status(
     if include_resources:
         out["resources"] = _resources(root)
     if include_workflows or workflow_id is not None:
-        out["workflows"] = _workflows(root, WorkflowStore(layout(root).output / "workflows"), workflow_id)
+        out["workflows"] = _workflows(root, WorkflowStore.of_project(root), workflow_id)
     services: list[dict[str, Any]] = []
     if state_path:
         services.append(_kernel(root, state_path))

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 import psutil
 
+from colony.cli_tools.paths import layout
 from colony.errors import NotFoundError, ValidationError
 
 __all__ = ["ACTIVE", "WorkflowStore", "new_run_id", "now_iso"]
@@ -60,6 +61,11 @@ class WorkflowStore:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+
+    @classmethod
+    def of_project(cls, root: Path) -> WorkflowStore:
+        """The store of the project at ``root``: ``<output>/workflows/`` of its layout."""
+        return cls(layout(root).output / "workflows")
 
     def path(self, run_id: str) -> Path:
         """The record file of ``run_id`` (validated, so an id can never name another file)."""

@@ -27,7 +27,7 @@ from typing import Any, Final
 
 import colony
 from colony.cli_tools.failures import tool_errors
-from colony.cli_tools.paths import find_project, layout, relative
+from colony.cli_tools.paths import find_project, relative
 from colony.cli_tools.processes import run_process
 from colony.cli_tools.workflow_store import WorkflowStore, new_run_id, now_iso
 from colony.errors import NotFoundError, ValidationError
@@ -295,7 +295,7 @@ def workflow_run(
     root = find_project(project)
     for step in workflow.steps:  # a missing pipeline or module is bad input: nothing is recorded or run
         _argv(step, root, checked)
-    store = WorkflowStore(layout(root).output / "workflows")
+    store = WorkflowStore.of_project(root)
     run_id = new_run_id()
     record = {
         "id": run_id,
@@ -329,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("usage: python -m colony.cli_tools.workflows PROJECT RUN_ID", file=sys.stderr)
         return 2
     root = find_project(args[0])
-    store = WorkflowStore(layout(root).output / "workflows")
+    store = WorkflowStore.of_project(root)
     record = store.read(args[1])
     signal.signal(signal.SIGTERM, _terminate)
     final = _execute(root, store, record)
