@@ -117,10 +117,6 @@ class ProjectLayout:
     def manuscript(self) -> Path:
         return self.root / self.manuscript_dir
 
-    def pyproject(self) -> dict[str, Any]:
-        """The parsed pyproject.toml."""
-        return read_pyproject(self.root)
-
 
 def read_pyproject(root: Path) -> dict[str, Any]:
     """Parse ``root/pyproject.toml``; a missing or malformed file is a ValidationError naming it."""
