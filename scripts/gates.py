@@ -227,11 +227,25 @@ def _ruff_findings(config: BuildConfig, output: str) -> list[tuple[str, str]] | 
     return parsed
 
 
-def _check_ruff(config: BuildConfig) -> dict[str, Any]:
+def _run_ruff(config: BuildConfig, *subcommand: str) -> tuple[list[str], int, str, float, list[tuple[str, str]] | None]:
+    """Run ``ruff <subcommand>`` over the lint targets with JSON output; the command, its result and parsed findings."""
     cache_dir = config.rel(config.out.cache / "ruff")
-    command = [sys.executable, "-m", "ruff", "check", "--output-format=json", "--cache-dir", cache_dir, *_lint_targets(config)]
+    command = [
+        sys.executable,
+        "-m",
+        "ruff",
+        *subcommand,
+        "--output-format=json",
+        "--cache-dir",
+        cache_dir,
+        *_lint_targets(config),
+    ]
     code, output, duration = _execute(config, command)
-    findings = _ruff_findings(config, output)
+    return command, code, output, duration, _ruff_findings(config, output)
+
+
+def _check_ruff(config: BuildConfig) -> dict[str, Any]:
+    command, code, output, duration, findings = _run_ruff(config, "check")
     problems = [text for _, text in findings or []]
     passed = code == 0 and findings == []
     if passed:
@@ -244,20 +258,7 @@ def _check_ruff(config: BuildConfig) -> dict[str, Any]:
 
 
 def _check_format(config: BuildConfig) -> dict[str, Any]:
-    cache_dir = config.rel(config.out.cache / "ruff")
-    command = [
-        sys.executable,
-        "-m",
-        "ruff",
-        "format",
-        "--check",
-        "--output-format=json",
-        "--cache-dir",
-        cache_dir,
-        *_lint_targets(config),
-    ]
-    code, output, duration = _execute(config, command)
-    findings = _ruff_findings(config, output)
+    command, code, output, duration, findings = _run_ruff(config, "format", "--check")
     files = sorted({file for file, _ in findings or []})
     passed = code == 0 and findings == []
     if passed:
