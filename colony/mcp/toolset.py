@@ -36,7 +36,6 @@ log = logging.getLogger("colony.mcp")
 INTERNAL_ERROR = "internal error (logged)"
 MCP_AGENT_TYPE = "mcp_agent"
 RECORD_RATIONALE = "Outcome recorded via colony_record_outcome MCP tool."
-# How many recent proposals the tool layer remembers so an outcome can be linked by id.
 
 P = ParamSpec("P")
 
@@ -130,6 +129,21 @@ class ColonyTools:
                 self._kernel = None
 
     # ------------------------------------------------------------- proposals
+    def _new_proposal(
+        self, agent_id: str, action_type: str, target: str, rationale: str, expected_outcome: str, **fields: Any
+    ) -> ActionProposal:
+        """A proposal from an MCP caller, stamped now (a blank expected outcome gets the default)."""
+        return ActionProposal(
+            agent_id=agent_id,
+            agent_type=MCP_AGENT_TYPE,
+            action_type=action_type,
+            target=target,
+            rationale=rationale,
+            expected_outcome=expected_outcome or default_expected_outcome(action_type, target),
+            created_at=self.kernel.config.clock(),
+            **fields,
+        )
+
     def _linked_proposal(self, proposal_id: str, agent_id: str, target: str) -> ActionProposal:
         proposal = self.kernel.get_proposal(proposal_id)
         if proposal is None:
@@ -143,6 +157,17 @@ class ColonyTools:
         if proposal.target != target:
             raise ValidationError("target", f"proposal {proposal_id!r} targets {proposal.target!r}, not {target!r}", value=target)
         return proposal
+
+    @staticmethod
+    def _report(
+        actual_outcome: str, tests_passed: bool, human_feedback: float, repair_needed: bool
+    ) -> tuple[str, bool, str | None, bool]:
+        """The checked report: (actual_outcome, tests_passed, feedback as the kernel records it, repair_needed)."""
+        actual_outcome = inputs.text("actual_outcome", actual_outcome, allow_empty=True)
+        tests_passed = inputs.flag("tests_passed", tests_passed)
+        feedback = inputs.feedback(human_feedback)
+        repair_needed = inputs.flag("repair_needed", repair_needed)
+        return actual_outcome, tests_passed, repr(feedback) if feedback else None, repair_needed
 
     @staticmethod
     def _outcome(action_type: str, target: str, actual_outcome: str, repair_needed: bool) -> dict[str, Any]:
@@ -180,16 +205,8 @@ class ColonyTools:
         rollback_plan = inputs.text("rollback_plan", rollback_plan, allow_empty=True)
         parsed = inputs.json_object("evidence", evidence)
         expected = inputs.text("expected_outcome", expected_outcome, allow_empty=True).strip()
-        proposal = ActionProposal(
-            agent_id=agent_id,
-            agent_type=MCP_AGENT_TYPE,
-            action_type=action_type,
-            target=target,
-            rationale=rationale,
-            expected_outcome=expected or default_expected_outcome(action_type, target),
-            rollback_plan=rollback_plan,
-            evidence=parsed,
-            created_at=self.kernel.config.clock(),
+        proposal = self._new_proposal(
+            agent_id, action_type, target, rationale, expected, rollback_plan=rollback_plan, evidence=parsed
         )
         result = self.kernel.propose_action(proposal)
         return {**result.to_dict(), "proposal_id": proposal.proposal_id}
@@ -210,27 +227,15 @@ class ColonyTools:
         agent_id = inputs.text("agent_id", agent_id)
         action_type = inputs.text("action_type", action_type)
         target = inputs.text("target", target)
-        actual_outcome = inputs.text("actual_outcome", actual_outcome, allow_empty=True)
-        tests_passed = inputs.flag("tests_passed", tests_passed)
-        feedback = inputs.feedback(human_feedback)
-        repair_needed = inputs.flag("repair_needed", repair_needed)
+        actual_outcome, tests_passed, feedback, repair_needed = self._report(
+            actual_outcome, tests_passed, human_feedback, repair_needed
+        )
         if proposal_id is not None:
             proposal = self._linked_proposal(inputs.text("proposal_id", proposal_id), agent_id, target)
         else:
-            proposal = ActionProposal(
-                agent_id=agent_id,
-                agent_type=MCP_AGENT_TYPE,
-                action_type=action_type,
-                target=target,
-                rationale=RECORD_RATIONALE,
-                expected_outcome=actual_outcome.strip() or default_expected_outcome(action_type, target),
-                created_at=self.kernel.config.clock(),
-            )
+            proposal = self._new_proposal(agent_id, action_type, target, RECORD_RATIONALE, actual_outcome.strip())
         record = self.kernel.record_outcome(
-            proposal,
-            self._outcome(action_type, target, actual_outcome, repair_needed),
-            tests_passed,
-            repr(feedback) if feedback else None,
+            proposal, self._outcome(action_type, target, actual_outcome, repair_needed), tests_passed, feedback
         )
         return self._recorded(record, linked=proposal_id is not None)
 
@@ -327,10 +332,9 @@ class ColonyTools:
     ) -> dict[str, Any]:
         """Record the outcome of an executed, receipted proposal."""
         pid = inputs.text("proposal_id", proposal_id)
-        actual_outcome = inputs.text("actual_outcome", actual_outcome, allow_empty=True)
-        tests_passed = inputs.flag("tests_passed", tests_passed)
-        feedback = inputs.feedback(human_feedback)
-        repair_needed = inputs.flag("repair_needed", repair_needed)
+        actual_outcome, tests_passed, feedback, repair_needed = self._report(
+            actual_outcome, tests_passed, human_feedback, repair_needed
+        )
         actor = inputs.text("actor_id", actor_id)
         proposal = self.kernel.get_proposal(pid)
         if proposal is None:
@@ -339,7 +343,7 @@ class ColonyTools:
             proposal,
             self._outcome(proposal.action_type, proposal.target, actual_outcome, repair_needed),
             tests_passed,
-            repr(feedback) if feedback else None,
+            feedback,
             actor_id=actor,
         )
         return self._recorded(record, linked=True)
