@@ -42,6 +42,15 @@ def verdict(result: dict[str, Any], *, expect: str) -> str:
     return "supported" if low > 0 else "not supported" if high < 0 else "inconclusive"
 
 
+def _paired(
+    a: Sequence[tuple[float, float]], b: Sequence[tuple[float, float]], *, label: str, seed: int, samples: int, confidence: float
+) -> dict[str, Any]:
+    """:func:`paired_bootstrap`, or an empty result (``no data``) when ``a`` has no denominator at all."""
+    if not sum(x[1] for x in a):
+        return {"estimate": None, "ci_low": None, "ci_high": None, "n_pairs": len(a)}
+    return paired_bootstrap(a, b, seed=seed, samples=samples, confidence=confidence, label=label)
+
+
 def h1_failure_rate(
     counts: dict[tuple[str, int], dict[str, float]], runs: Sequence[int], *, seed: int, samples: int, confidence: float
 ) -> dict[str, Any]:
@@ -103,9 +112,7 @@ def h2_locality(
     def paired(key: str) -> dict[str, Any]:
         a = [(per_run[r][f"{key}_same"], per_run[r]["n"]) for r in runs]
         b = [(per_run[r][f"{key}_else"], per_run[r]["n"]) for r in runs]
-        if not sum(x[1] for x in a):
-            return {"estimate": None, "ci_low": None, "ci_high": None, "n_pairs": len(runs)}
-        return paired_bootstrap(a, b, seed=seed, samples=samples, confidence=confidence, label=f"H2:{key}")
+        return _paired(a, b, label=f"H2:{key}", seed=seed, samples=samples, confidence=confidence)
 
     used = sum(per_run[r]["n"] for r in runs)
     probe = paired("probe")
@@ -187,9 +194,7 @@ def h3_hold_value(
     def paired(x: str, y: str) -> dict[str, Any]:
         a = [(acc[r][x], acc[r]["n"]) for r in runs]
         b = [(acc[r][y], acc[r]["n"]) for r in runs]
-        if not sum(v[1] for v in a):
-            return {"estimate": None, "ci_low": None, "ci_high": None, "n_pairs": len(runs)}
-        return paired_bootstrap(a, b, seed=seed, samples=samples, confidence=confidence, label=f"H3:{x}-{y}")
+        return _paired(a, b, label=f"H3:{x}-{y}", seed=seed, samples=samples, confidence=confidence)
 
     vs_refuse, vs_execute = paired("hold", "refuse"), paired("hold", "execute")
     verdicts = (verdict(vs_refuse, expect="positive"), verdict(vs_execute, expect="positive"))
@@ -251,12 +256,8 @@ def h4_matched_volume(
         b_trust.append((trust_rate * v, v))
         per_run.append({"run": r, "items": n, "executed": v, "failures": c["failures"], "random_expected_failures": random_rate * v,
                         "trust_ranked_expected_failures": trust_rate * v})  # fmt: skip
-    if not sum(x[1] for x in a):
-        empty = {"estimate": None, "ci_low": None, "ci_high": None, "n_pairs": len(runs)}
-        vs_random = vs_trust = empty
-    else:
-        vs_random = paired_bootstrap(a, b_random, seed=seed, samples=samples, confidence=confidence, label="H4:random")
-        vs_trust = paired_bootstrap(a, b_trust, seed=seed, samples=samples, confidence=confidence, label="H4:trust")
+    vs_random = _paired(a, b_random, label="H4:random", seed=seed, samples=samples, confidence=confidence)
+    vs_trust = _paired(a, b_trust, label="H4:trust", seed=seed, samples=samples, confidence=confidence)
     return {
         "statement": "The composite gate's safety change is not explained solely by reduced execution volume.",
         "measure": "per run, at the composite's own volume V: failures/V (composite) − expected failures/V when V of "
