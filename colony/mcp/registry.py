@@ -51,6 +51,13 @@ ATTESTED_TOOL_NAMES = (
 SIGNAL_TYPES = [s.value for s in SignalType]
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+FEEDBACK = Field(
+    description="Operator feedback in [-1, 1]: 0 = none, 1 = approved, -1 = rejected.",
+    ge=-1.0,
+    le=1.0,
+    allow_inf_nan=False,
+    strict=True,
+)
 
 
 def error_result(message: str) -> CallToolResult:
@@ -142,13 +149,6 @@ def _descriptions(p: "Policy") -> dict[str, str]:
 def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
     """Register the eight tools, plus the attested lifecycle when attestation is on."""
     d = _descriptions(tools.policy)
-    feedback_field = Field(
-        description="Operator feedback in [-1, 1]: 0 = none, 1 = approved, -1 = rejected.",
-        ge=-1.0,
-        le=1.0,
-        allow_inf_nan=False,
-        strict=True,
-    )
 
     async def colony_propose_action(
         agent_id: Annotated[str, _s("Unique id of the proposing agent, e.g. 'engineer-1'.")],
@@ -174,7 +174,7 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
         target: Annotated[str, _s("The target the action affected.")],
         actual_outcome: Annotated[str, _s("What happened, in words.")],
         tests_passed: Annotated[bool, _s("Whether the post-action tests passed.")],
-        human_feedback: Annotated[float, feedback_field] = 0.0,
+        human_feedback: Annotated[float, FEEDBACK] = 0.0,
         repair_needed: Annotated[bool, _s("Whether the result needed a repair afterwards (costs extra trust).")] = False,
         proposal_id: Annotated[
             str | None, _s("proposal_id returned by colony_propose_action, to link this report to it.")
@@ -217,7 +217,9 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
     async def colony_tick() -> Annotated[CallToolResult, StatusOutput]:
         return call_result(tools.colony_tick())
 
-    for fn, annotations in (
+    _add(
+        server,
+        d,
         (colony_propose_action, WRITES),
         (colony_record_outcome, WRITES),
         (colony_agent_profile, READ_ONLY),
@@ -226,13 +228,20 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
         (colony_falsify_plan, READ_ONLY),
         (colony_pruning_report, READ_ONLY),
         (colony_tick, WRITES),
-    ):
-        server.add_tool(fn, name=fn.__name__, description=d[fn.__name__], annotations=annotations, structured_output=True)
+    )
     if tools.attestation_enabled:
-        _register_attested(server, tools, d, feedback_field)
+        _register_attested(server, tools, d)
 
 
-def _register_attested(server: "MCPServer", tools: "ColonyTools", d: dict[str, str], feedback_field: Any) -> None:
+def _add(server: "MCPServer", descriptions: dict[str, str], *tools: tuple[Any, ToolAnnotations]) -> None:
+    """Register each wrapper under its own name, with its description and annotations."""
+    for fn, annotations in tools:
+        server.add_tool(
+            fn, name=fn.__name__, description=descriptions[fn.__name__], annotations=annotations, structured_output=True
+        )
+
+
+def _register_attested(server: "MCPServer", tools: "ColonyTools", d: dict[str, str]) -> None:
     pid = _s("proposal_id returned by colony_propose_action.")
 
     async def colony_authorize_execution(
@@ -252,7 +261,7 @@ def _register_attested(server: "MCPServer", tools: "ColonyTools", d: dict[str, s
         proposal_id: Annotated[str, pid],
         actual_outcome: Annotated[str, _s("What happened, in words.")],
         tests_passed: Annotated[bool, _s("Whether the post-action tests passed.")],
-        human_feedback: Annotated[float, feedback_field] = 0.0,
+        human_feedback: Annotated[float, FEEDBACK] = 0.0,
         repair_needed: Annotated[bool, _s("Whether the result needed a repair afterwards.")] = False,
         actor_id: Annotated[str, _s("Who observed the outcome.")] = "observer",
     ) -> Annotated[CallToolResult, RecordOutput]:
@@ -267,10 +276,11 @@ def _register_attested(server: "MCPServer", tools: "ColonyTools", d: dict[str, s
     ) -> Annotated[CallToolResult, AttestationStatusOutput]:
         return call_result(tools.colony_attestation_status(run_id))
 
-    for fn, annotations in (
+    _add(
+        server,
+        d,
         (colony_authorize_execution, WRITES),
         (colony_record_execution_receipt, WRITES),
         (colony_record_attested_outcome, WRITES),
         (colony_attestation_status, READ_ONLY),
-    ):
-        server.add_tool(fn, name=fn.__name__, description=d[fn.__name__], annotations=annotations, structured_output=True)
+    )
