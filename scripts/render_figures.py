@@ -84,7 +84,16 @@ def discover(config: BuildConfig) -> list[LoadedFigure]:
     return found
 
 
-def _figure_key(config: BuildConfig, figure: LoadedFigure, snapshot: dict[str, Any]) -> str:
+def _shared_key_parts() -> dict[str, str]:
+    """What every figure's key includes: the framework, this stage's code and matplotlib's version."""
+    return {
+        "framework": digest_files(FRAMEWORK_DIR, [FRAMEWORK_DIR / "__init__.py", FRAMEWORK_DIR / "style.py"]),
+        "tool": code_digest("render_figures.py"),
+        "matplotlib": metadata.version("matplotlib"),
+    }
+
+
+def _figure_key(config: BuildConfig, figure: LoadedFigure, snapshot: dict[str, Any], shared: dict[str, str]) -> str:
     spec = figure.spec
     values: dict[str, Any] = {}
     for path in spec.variable_inputs:
@@ -104,10 +113,8 @@ def _figure_key(config: BuildConfig, figure: LoadedFigure, snapshot: dict[str, A
         files[rel] = file_sha256(artefact)
     return digest_mapping(
         {
+            **shared,
             "module": file_sha256(figure.path),
-            "framework": digest_files(FRAMEWORK_DIR, [FRAMEWORK_DIR / "__init__.py", FRAMEWORK_DIR / "style.py"]),
-            "tool": code_digest("render_figures.py"),
-            "matplotlib": metadata.version("matplotlib"),
             "values": values,
             "files": files,
             "size": list(spec.size),
@@ -145,12 +152,13 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     env = make_environment()
     out_dir = config.out.figures
     out_dir.mkdir(parents=True, exist_ok=True)
+    shared = _shared_key_parts()  # the same for every figure: hashed once per run
     rendered: list[str] = []
     entries: list[dict[str, Any]] = []
     for figure in figures:
         spec = figure.spec
         png = out_dir / f"{spec.id}.png"
-        key = _figure_key(config, figure, snapshot)
+        key = _figure_key(config, figure, snapshot, shared)
         texts = {name: _render_text(env, figure, name, snapshot) for name in ("caption", "alt", "description")}
         if force or cache.lookup(f"figure-{spec.id}", key) is None:
             png.write_bytes(_draw(config, figure, snapshot))
