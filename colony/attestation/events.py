@@ -22,6 +22,8 @@ from colony.attestation.canonical import canonical_json, digest_bytes, encode_lo
 from colony.errors import ValidationError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from colony.attestation.signers import Signer
 
 __all__ = [
@@ -113,16 +115,15 @@ class LedgerEvent:
 
     def signed(self, signer: Signer) -> LedgerEvent:
         """A copy with ``event_hash`` computed and signed by ``signer``."""
-        try:
-            digest = digest_bytes(canonical_json(self.unsigned_dict(), field="event"))
-        except UnicodeEncodeError:
-            raise ValidationError("event", "contains text that is not valid Unicode (a lone surrogate)") from None
-        return self._with(digest, signer.sign(signing_bytes(digest)))
+        return self._sealed(signer, lambda unsigned: canonical_json(unsigned, field="event"))
 
     def signed_loaded(self, signer: Signer) -> LedgerEvent:
         """:meth:`signed` for an event whose payload came from ``json.loads`` (skips the structural walk)."""
+        return self._sealed(signer, encode_loaded)
+
+    def _sealed(self, signer: Signer, encode: Callable[[dict[str, Any]], bytes]) -> LedgerEvent:
         try:
-            digest = self.computed_hash()
+            digest = digest_bytes(encode(self.unsigned_dict()))
         except UnicodeEncodeError:
             raise ValidationError("event", "contains text that is not valid Unicode (a lone surrogate)") from None
         return self._with(digest, signer.sign(signing_bytes(digest)))
