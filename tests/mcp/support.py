@@ -45,6 +45,16 @@ SERVER_MODULE = ("-m", "colony.server")
 Call = Callable[[str, dict[str, Any]], Awaitable[CallToolResult]]
 
 
+def initialize_message(version: str) -> dict[str, Any]:
+    """A raw JSON-RPC ``initialize`` request (id 1) asking for protocol ``version``."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+    }
+
+
 def propose_args(agent_id: str, target: str, **extra: Any) -> dict[str, Any]:
     """A complete, tested proposal (falsification finds nothing that matters)."""
     return {

@@ -18,6 +18,7 @@ from tests.mcp.support import (
     check_paired,
     check_tool_list,
     exercise_every_tool,
+    initialize_message,
     ok,
     paired_locality,
     record_args,
@@ -26,15 +27,6 @@ from tests.mcp.support import (
 )
 
 ACCEPT = {"accept": "application/json, text/event-stream"}
-
-
-def _initialize(version: str) -> dict:
-    return {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
-    }
 
 
 def _json_from(response: httpx.Response) -> dict:
@@ -66,7 +58,7 @@ def test_a_raw_client_asking_for_2025_06_18_is_answered_in_2025_06_18(http_serve
     assert http_server.url is not None
     auth = {**ACCEPT, "authorization": f"Bearer {TOKEN}"}
     with httpx.Client(timeout=30) as h:
-        init = h.post(http_server.url, json=_initialize("2025-06-18"), headers=auth)
+        init = h.post(http_server.url, json=initialize_message("2025-06-18"), headers=auth)
         assert init.status_code == 200
         assert _json_from(init)["result"]["protocolVersion"] == "2025-06-18"
         session = {**auth, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
@@ -81,7 +73,7 @@ def test_a_raw_client_asking_for_2025_06_18_is_answered_in_2025_06_18(http_serve
 
 def test_requests_without_the_right_bearer_token_are_refused(http_server: ServerProcess) -> None:
     assert http_server.url is not None
-    body = _initialize("2025-06-18")
+    body = initialize_message("2025-06-18")
     with httpx.Client(timeout=30) as h:
         missing = h.post(http_server.url, json=body, headers=ACCEPT)
         assert missing.status_code == 401
@@ -107,11 +99,13 @@ def test_foreign_origins_and_hosts_are_refused(http_server: ServerProcess) -> No
     auth = {**ACCEPT, "authorization": f"Bearer {TOKEN}"}
     port = httpx.URL(http_server.url).port
     with httpx.Client(timeout=30) as h:
-        evil = h.post(http_server.url, json=_initialize("2025-06-18"), headers={**auth, "origin": "http://evil.example"})
+        evil = h.post(http_server.url, json=initialize_message("2025-06-18"), headers={**auth, "origin": "http://evil.example"})
         assert evil.status_code == 403
-        rebound = h.post(http_server.url, json=_initialize("2025-06-18"), headers={**auth, "host": f"evil.example:{port}"})
+        rebound = h.post(http_server.url, json=initialize_message("2025-06-18"), headers={**auth, "host": f"evil.example:{port}"})
         assert rebound.status_code == 421
-        local = h.post(http_server.url, json=_initialize("2025-06-18"), headers={**auth, "origin": f"http://localhost:{port}"})
+        local = h.post(
+            http_server.url, json=initialize_message("2025-06-18"), headers={**auth, "origin": f"http://localhost:{port}"}
+        )
         assert local.status_code == 200
 
 
@@ -126,7 +120,7 @@ def test_non_loopback_binding_needs_an_explicit_flag() -> None:
         with httpx.Client(timeout=30) as h:
             reply = h.post(
                 f"http://127.0.0.1:{port}/mcp",
-                json=_initialize("2025-06-18"),
+                json=initialize_message("2025-06-18"),
                 headers={**ACCEPT, "authorization": f"Bearer {TOKEN}"},
             )
         assert reply.status_code == 200

@@ -17,6 +17,7 @@ from tests.mcp.support import (
     check_paired,
     check_tool_list,
     exercise_every_tool,
+    initialize_message,
     ok,
     paired_locality,
     record_args,
@@ -49,15 +50,7 @@ def _rpc(proc: subprocess.Popen[str], message: dict[str, Any]) -> dict[str, Any]
 def test_a_client_asking_for_2025_06_18_still_works() -> None:
     proc = subprocess.Popen([sys.executable, *SERVER_MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
-        init = _rpc(
-            proc,
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
-            },
-        )
+        init = _rpc(proc, initialize_message("2025-06-18"))
         assert init is not None and init["result"]["protocolVersion"] == "2025-06-18"
         assert init["result"]["serverInfo"]["name"] == "colony"
         _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
