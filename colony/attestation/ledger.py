@@ -86,12 +86,12 @@ class AttestationLedger:
         synchronous: str = "NORMAL",
     ) -> None:
         if isinstance(db, sqlite3.Connection):
-            self._conn, self._owned, self.path = db, False, None
+            conn, owned, path = db, False, None
             is_file = store.is_file_connection(db)
         else:
-            self.path = str(db)
-            self._conn, is_file = store.connect(self.path, synchronous=synchronous)
-            self._owned = True
+            path = str(db)
+            conn, is_file = store.connect(path, synchronous=synchronous)
+            owned = True
         if signer is None:
             if is_file:
                 raise ConfigError(
@@ -99,23 +99,35 @@ class AttestationLedger:
                     "a file ledger needs a configured signer (COLONY_ATTESTATION_KEY or COLONY_ATTESTATION_ED25519_KEY)",
                 )
             signer = ephemeral_signer()
+        self._attach(conn, owned, path, signer, clock=clock, id_factory=id_factory, lock=lock)
+        with self._write() as write_conn:
+            store.create_schema(write_conn)
+
+    @classmethod
+    def open_read_only(cls, path: str | Path, *, signer: Signer) -> AttestationLedger:
+        """Open an existing ledger file without writing to it (for verification with a public key)."""
+        self = cls.__new__(cls)
+        self._attach(store.connect_read_only(path), True, str(path), signer)
+        return self
+
+    def _attach(
+        self,
+        conn: sqlite3.Connection,
+        owned: bool,
+        path: str | None,
+        signer: Signer,
+        *,
+        clock: Callable[[], float] = time.time,
+        id_factory: Callable[[], str] | None = None,
+        lock: threading.RLock | None = None,
+    ) -> None:
+        """Set every attribute of a ledger on ``conn`` (shared by ``__init__`` and :meth:`open_read_only`)."""
+        self._conn, self._owned, self.path = conn, owned, path
         self._signer = signer
         self._clock = clock
         self._new_id = id_factory or _default_id
         self._lock = lock if lock is not None else threading.RLock()
         self._verified_heads: dict[str, str] = {}
-        with self._write() as conn:
-            store.create_schema(conn)
-
-    @classmethod
-    def open_read_only(cls, path: str | Path, *, signer: Signer) -> AttestationLedger:
-        """Open an existing ledger file without writing to it (for verification with a public key)."""
-        conn = store.connect_read_only(path)
-        self = cls.__new__(cls)
-        self._conn, self._owned, self.path = conn, True, str(path)
-        self._signer, self._clock, self._new_id, self._lock = signer, time.time, _default_id, threading.RLock()
-        self._verified_heads = {}
-        return self
 
     # ------------------------------------------------------------------ basics
     @property
