@@ -11,20 +11,13 @@ from typing import Any
 import pytest
 
 from figures import FigureContext
-from figures.style import figure_style, png_bytes
 from scripts import render_figures
 from scripts.buildconfig import BuildConfig
+from scripts.render_figures import _draw as draw  # the stage's own drawing, without its cache
 
 LINK = re.compile(r"<a href=\"(https?://\S+?/blob/\w+/(figures/\w+\.py))\">(figures/\w+\.py)</a>")
 pytestmark = pytest.mark.xdist_group("manuscript")
 MEASURED = {"mcp_latency", "kernel_scaling", "study_rates", "study_hypotheses", "study_runs"}
-
-
-def _draw(config: BuildConfig, snapshot: dict[str, Any], figure: render_figures.LoadedFigure) -> bytes:
-    with figure_style():
-        drawn = figure.spec.plot(FigureContext(figure.spec, snapshot, config.out.root))
-        drawn.set_size_inches(*figure.spec.size)
-        return png_bytes(drawn)
 
 
 def test_every_figure_renders_with_a_source_link_and_enough_of_them(complete: tuple[BuildConfig, dict[str, Any]]) -> None:
@@ -45,7 +38,7 @@ def test_figures_are_byte_reproducible(complete: tuple[BuildConfig, dict[str, An
     config, snapshot = complete
     for figure in render_figures.discover(config):
         if figure.spec.id in ("gate_landscape", "attestation_chain", "replay_states"):
-            assert _draw(config, snapshot, figure) == _draw(config, snapshot, figure), figure.spec.id
+            assert draw(config, figure, snapshot) == draw(config, figure, snapshot), figure.spec.id
 
 
 def test_absent_artefacts_give_not_measured_panels(
@@ -55,8 +48,8 @@ def test_absent_artefacts_give_not_measured_panels(
     figures = {f.spec.id: f for f in render_figures.discover(config)}
     full_config, full_snapshot = complete
     for fid in sorted(MEASURED):
-        empty = _draw(config, snapshot, figures[fid])
-        assert empty != _draw(full_config, full_snapshot, figures[fid])
+        empty = draw(config, figures[fid], snapshot)
+        assert empty != draw(full_config, figures[fid], full_snapshot)
         assert len(empty) < 40_000, f"{fid} should be a text-only panel"
 
 
