@@ -85,21 +85,20 @@ class AttestationLedger:
         lock: threading.RLock | None = None,
         synchronous: str = "NORMAL",
     ) -> None:
-        if isinstance(db, sqlite3.Connection):
-            conn, owned, path = db, False, None
-            is_file = store.is_file_connection(db)
-        else:
-            path = str(db)
-            conn, is_file = store.connect(path, synchronous=synchronous)
-            owned = True
         if signer is None:
+            # checked before a file is opened, so a refused ledger leaves no file or open connection behind
+            is_file = store.is_file_connection(db) if isinstance(db, sqlite3.Connection) else store.is_file_path(str(db))
             if is_file:
                 raise ConfigError(
                     "attestation.key",
                     "a file ledger needs a configured signer (COLONY_ATTESTATION_KEY or COLONY_ATTESTATION_ED25519_KEY)",
                 )
             signer = ephemeral_signer()
-        self._attach(conn, owned, path, signer, clock=clock, id_factory=id_factory, lock=lock)
+        if isinstance(db, sqlite3.Connection):
+            self._attach(db, False, None, signer, clock=clock, id_factory=id_factory, lock=lock)
+        else:
+            conn, _ = store.connect(str(db), synchronous=synchronous)
+            self._attach(conn, True, str(db), signer, clock=clock, id_factory=id_factory, lock=lock)
         with self._write() as write_conn:
             store.create_schema(write_conn)
 

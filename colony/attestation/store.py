@@ -36,6 +36,7 @@ __all__ = [
     "head_signature_json",
     "insert_event",
     "is_file_connection",
+    "is_file_path",
     "write_transaction",
 ]
 
@@ -116,9 +117,14 @@ def has_schema(conn: sqlite3.Connection) -> bool:
     return row is not None
 
 
+def is_file_path(path: str) -> bool:
+    """True unless ``path`` names an in-memory database."""
+    return path != ":memory:" and not path.startswith("file::memory:")
+
+
 def connect(path: str, *, synchronous: str) -> tuple[sqlite3.Connection, bool]:
     """Open ``path`` (``":memory:"`` or a file, WAL) for the ledger; return (connection, is_file)."""
-    is_file = path != ":memory:" and not path.startswith("file::memory:")
+    is_file = is_file_path(path)
     mode = synchronous.upper()
     if mode not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
         raise ValidationError("synchronous", "must be OFF, NORMAL, FULL or EXTRA", value=synchronous)

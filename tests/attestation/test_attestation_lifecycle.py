@@ -191,6 +191,12 @@ def test_a_file_ledger_refuses_to_run_without_a_configured_key(tmp_path: Path) -
     assert memory.signer.key_id == "ephemeral"
 
 
+def test_a_refused_file_ledger_leaves_no_file_behind(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError):
+        AttestationLedger(tmp_path / "sub" / "x.db")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_open_lifecycle_takes_the_key_from_the_environment(tmp_path: Path) -> None:
     env = {"COLONY_ATTESTATION_KEY": HMAC_KEY.hex(), "COLONY_ATTESTATION_KEY_ID": "env-key"}
     life = open_lifecycle(tmp_path / "env.db", environ=env, run_id="r")
