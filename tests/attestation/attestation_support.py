@@ -58,6 +58,13 @@ def run_to(life: AttestedLifecycle, pid: str, step: str, decision: str = "execut
         life.record_outcome(pid, {"tests_passed": True}, "observer")
 
 
+def recorded(life: AttestedLifecycle, pid: str, step: str) -> LedgerEvent:
+    """The event ``pid`` recorded at ``step`` (a ProposalState field: ``verdict``, ``receipt`` ...); it must exist."""
+    event = getattr(life.state(pid), step)
+    assert isinstance(event, LedgerEvent), f"{pid} has no {step}"
+    return event
+
+
 def next_event(
     ledger: AttestationLedger,
     run_id: str,

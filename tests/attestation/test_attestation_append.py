@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 import pytest
-from attestation_support import OTHER_HMAC_KEY, gate, next_event, proposal, run_to
+from attestation_support import OTHER_HMAC_KEY, gate, next_event, proposal, recorded, run_to
 
 from colony.attestation import AttestationLedger, AttestedLifecycle, HMACSigner, LedgerEvent
 from colony.attestation import payloads as P
@@ -94,8 +94,7 @@ def test_authorizing_a_hold_verdict_is_refused(life: AttestedLifecycle) -> None:
     run_to(life, "p1", "verdict", "hold")
     err = refused(life.ledger, "run-1", "unauthorized_link", lambda: life.authorize("p1", "operator"))
     assert "EXECUTE" in str(err)
-    verdict = life.state("p1").verdict
-    assert verdict is not None
+    verdict = recorded(life, "p1", "verdict")
     refused(life.ledger, "run-1", "unauthorized_link", lambda: life.ledger.authorize_execution("run-1", "op", verdict))
 
 
@@ -107,8 +106,7 @@ def test_refuse_verdict_cannot_be_authorized_either(life: AttestedLifecycle) -> 
 def test_an_execute_verdict_authorizes_once(life: AttestedLifecycle) -> None:
     run_to(life, "p1", "authorization")
     refused(life.ledger, "run-1", "unauthorized_link", lambda: life.authorize("p1", "operator"))
-    verdict = life.state("p1").verdict
-    assert verdict is not None
+    verdict = recorded(life, "p1", "verdict")
     refused(life.ledger, "run-1", "unauthorized_link", lambda: life.ledger.authorize_execution("run-1", "op", verdict))
 
 
@@ -121,16 +119,14 @@ def test_only_a_verdict_can_be_authorized(life: AttestedLifecycle) -> None:
 def test_a_receipt_admits_one_outcome(life: AttestedLifecycle) -> None:
     run_to(life, "p1", "outcome")
     refused(life.ledger, "run-1", "duplicate", lambda: life.record_outcome("p1", {"tests_passed": False}, "observer"))
-    receipt = life.state("p1").receipt
-    assert receipt is not None
+    receipt = recorded(life, "p1", "receipt")
     refused(life.ledger, "run-1", "duplicate", lambda: life.ledger.record_outcome("run-1", "obs", receipt, {}))
 
 
 def test_outcome_without_receipt_is_refused(life: AttestedLifecycle) -> None:
     run_to(life, "p1", "authorization")
     refused(life.ledger, "run-1", "incomplete_execution", lambda: life.record_outcome("p1", {}, "observer"))
-    auth = life.state("p1").authorization
-    assert auth is not None
+    auth = recorded(life, "p1", "authorization")
     refused(life.ledger, "run-1", "incomplete_execution", lambda: life.ledger.record_outcome("run-1", "obs", auth, {}))
 
 
@@ -142,8 +138,7 @@ def test_an_authorization_admits_one_receipt(life: AttestedLifecycle) -> None:
 def test_receipt_without_authorization_is_refused(life: AttestedLifecycle) -> None:
     run_to(life, "p1", "verdict")
     refused(life.ledger, "run-1", "unauthorized_link", lambda: life.record_receipt("p1", {}, "executor"))
-    verdict = life.state("p1").verdict
-    assert verdict is not None
+    verdict = recorded(life, "p1", "verdict")
     refused(life.ledger, "run-1", "unauthorized_link", lambda: life.ledger.record_execution_receipt("run-1", "e", verdict, {}))
 
 
@@ -155,8 +150,7 @@ def test_second_verdict_on_a_proposal_is_a_duplicate(life: AttestedLifecycle) ->
 def test_links_across_proposals_are_refused(life: AttestedLifecycle) -> None:
     run_to(life, "p1", "verdict")
     run_to(life, "p2", "proposal")
-    verdict = life.state("p1").verdict
-    assert verdict is not None
+    verdict = recorded(life, "p1", "verdict")
     wrong = dict(P.authorization_payload(verdict), proposal_id="p2")
     refused(
         life.ledger,
@@ -169,8 +163,7 @@ def test_links_across_proposals_are_refused(life: AttestedLifecycle) -> None:
 def test_links_to_another_run_are_refused(ledger: AttestationLedger) -> None:
     other = AttestedLifecycle(ledger, run_id="other")
     run_to(other, "p1", "verdict")
-    verdict = other.state("p1").verdict
-    assert verdict is not None
+    verdict = recorded(other, "p1", "verdict")
     ledger.record_proposal("r", "a", proposal("p1"))
     refused(ledger, "r", "unauthorized_link", lambda: ledger.authorize_execution("r", "op", verdict))
 

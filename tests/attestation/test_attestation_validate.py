@@ -6,7 +6,7 @@ import json
 import sqlite3
 
 import pytest
-from attestation_support import OTHER_HMAC_KEY, drop_guard_indexes, force_insert, gate, next_event, proposal, run_to
+from attestation_support import OTHER_HMAC_KEY, drop_guard_indexes, force_insert, gate, next_event, proposal, recorded, run_to
 
 from colony.attestation import (
     AttestationLedger,
@@ -136,8 +136,7 @@ def test_forged_relinking_to_an_earlier_parent_is_missing_parent(file_ledger: At
 def test_a_forged_authorization_of_a_hold_verdict_is_reported(file_ledger: AttestationLedger, sql: sqlite3.Connection) -> None:
     life = AttestedLifecycle(file_ledger, run_id="r")
     run_to(life, "p1", "verdict", "hold")
-    verdict = life.state("p1").verdict
-    assert verdict is not None
+    verdict = recorded(life, "p1", "verdict")
     force_insert(sql, next_event(file_ledger, "r", T.EXECUTION_AUTHORIZATION, P.authorization_payload(verdict)))
     result = life.status()
     assert statuses(result) == [(3, "unauthorized_link")] and "EXECUTE" in result.errors[0].message
@@ -146,8 +145,7 @@ def test_a_forged_authorization_of_a_hold_verdict_is_reported(file_ledger: Attes
 def test_a_forged_second_authorization_is_reported(file_ledger: AttestationLedger, sql: sqlite3.Connection) -> None:
     life = AttestedLifecycle(file_ledger, run_id="r")
     run_to(life, "p1", "authorization")
-    verdict = life.state("p1").verdict
-    assert verdict is not None
+    verdict = recorded(life, "p1", "verdict")
     drop_guard_indexes(sql)
     force_insert(sql, next_event(file_ledger, "r", T.EXECUTION_AUTHORIZATION, P.authorization_payload(verdict)))
     assert statuses(life.status()) == [(4, "unauthorized_link")]
@@ -156,8 +154,7 @@ def test_a_forged_second_authorization_is_reported(file_ledger: AttestationLedge
 def test_a_forged_second_outcome_is_reported(file_ledger: AttestationLedger, sql: sqlite3.Connection) -> None:
     life = AttestedLifecycle(file_ledger, run_id="r")
     run_to(life, "p1", "outcome")
-    receipt = life.state("p1").receipt
-    assert receipt is not None
+    receipt = recorded(life, "p1", "receipt")
     drop_guard_indexes(sql)
     force_insert(sql, next_event(file_ledger, "r", T.OUTCOME, P.outcome_payload(receipt, {"tests_passed": False})))
     assert statuses(life.status()) == [(6, "duplicate")]
@@ -166,8 +163,7 @@ def test_a_forged_second_outcome_is_reported(file_ledger: AttestationLedger, sql
 def test_a_forged_outcome_without_receipt_is_reported(file_ledger: AttestationLedger, sql: sqlite3.Connection) -> None:
     life = AttestedLifecycle(file_ledger, run_id="r")
     run_to(life, "p1", "authorization")
-    auth = life.state("p1").authorization
-    assert auth is not None
+    auth = recorded(life, "p1", "authorization")
     force_insert(sql, next_event(file_ledger, "r", T.OUTCOME, P.outcome_payload(auth, {})))
     assert statuses(life.status()) == [(4, "incomplete_execution")]
 
