@@ -26,6 +26,7 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
+from colony.attestation.canonical import canonical_text
 from colony.config import Policy, default_policy
 from colony.errors import ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
@@ -57,15 +58,12 @@ _RESULT_KEYS = ("before_failure", "after_failure_same_target", "after_failure_un
 
 
 def canonical_json(value: Any) -> str:
-    """Canonical JSON text: sorted keys, compact separators, no NaN/inf, UTF-8 kept as is.
+    """Canonical JSON text (the attestation ledger's): sorted keys, compact separators, no NaN/inf, UTF-8 kept as is.
 
     >>> canonical_json({"b": 1, "a": [1.5, None]})
     '{"a":[1.5,null],"b":1}'
     """
-    try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError("record", f"is not canonical JSON: {exc}") from None
+    return canonical_text(value, field="record")
 
 
 def sha256_hex(text: str | bytes) -> str:
