@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Any, Final
 from colony.models import FalsificationFinding, FalsificationSeverity
 
 if TYPE_CHECKING:
-    from colony.config import FalsificationPolicy, SeverityWeights
+    from colony.config import FalsificationPolicy, ProposalPolicy, SeverityWeights
 
 __all__ = [
     "FalsificationReport",
     "build_report",
     "mean_severity",
     "recommendation",
+    "risk_deposit",
     "severity_score",
     "severity_weight",
     "verdict_for",
@@ -34,6 +35,7 @@ PASS: Final = "PASS"
 CONDITIONAL: Final = "CONDITIONAL"
 FAIL: Final = "FAIL"
 _FAIL_RANK: Final = FalsificationSeverity.HIGH.rank
+_MEDIUM_RANK: Final = FalsificationSeverity.MEDIUM.rank
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +95,12 @@ def mean_severity(findings: Sequence[FalsificationFinding], weights: SeverityWei
     if not findings:
         return 0.0
     return sum(severity_weight(f.severity, weights) for f in findings) / len(findings)
+
+
+def risk_deposit(findings: Iterable[FalsificationFinding], policy: ProposalPolicy) -> tuple[list[FalsificationFinding], float]:
+    """The MEDIUM-or-worse findings and the RISK strength they deposit at the target (0.0 for none)."""
+    serious = [f for f in findings if f.severity.rank >= _MEDIUM_RANK]
+    return serious, min(policy.finding_risk_max, policy.finding_risk_per_finding * len(serious))
 
 
 def recommendation(score: float, policy: FalsificationPolicy) -> str:

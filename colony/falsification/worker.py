@@ -25,13 +25,19 @@ from colony.falsification.containment import configured_root
 from colony.falsification.import_graph import RepoImportScanner
 from colony.falsification.plan import PlanView, checked_plan
 from colony.falsification.registry import run_checks
-from colony.falsification.report import FalsificationReport, build_report, mean_severity, recommendation, severity_score
+from colony.falsification.report import (
+    FalsificationReport,
+    build_report,
+    mean_severity,
+    recommendation,
+    risk_deposit,
+    severity_score,
+)
 from colony.models import (
     ActionProposal,
     ColonySignal,
     DecayRate,
     FalsificationFinding,
-    FalsificationSeverity,
     SignalSource,
     SignalType,
 )
@@ -41,8 +47,6 @@ if TYPE_CHECKING:
     from colony.pheromone_store import PheromoneStore
 
 __all__ = ["FalsificationWorker", "falsify_plan"]
-
-_MEDIUM_RANK = FalsificationSeverity.MEDIUM.rank
 
 
 class FalsificationWorker:
@@ -109,11 +113,9 @@ class FalsificationWorker:
         return result
 
     def _deposit(self, store: PheromoneStore, target: str, findings: list[FalsificationFinding]) -> None:
-        serious = [f for f in findings if f.severity.rank >= _MEDIUM_RANK]
+        serious, strength = risk_deposit(findings, self._policy.proposal)
         if not serious or not target:
             return
-        proposal = self._policy.proposal
-        strength = min(proposal.finding_risk_max, proposal.finding_risk_per_finding * len(serious))
         store.deposit(
             ColonySignal(
                 location=target,
