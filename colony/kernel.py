@@ -34,6 +34,7 @@ from colony.config import Policy, default_policy, load_policy
 from colony.consequence_memory import ConsequenceMemory
 from colony.errors import AttestationError, ValidationError
 from colony.falsification import FalsificationWorker
+from colony.falsification.report import risk_deposit
 from colony.kernel_attestation import AttestedLifecycleMixin
 from colony.models import (
     ActionProposal,
@@ -42,7 +43,6 @@ from colony.models import (
     ConsequenceRecord,
     DecayRate,
     FalsificationFinding,
-    FalsificationSeverity,
     GateDecision,
     GateResult,
     SignalSource,
@@ -92,6 +92,12 @@ class ColonyKernelConfig:
     clock: Callable[[], float] = time.time
     run_id: str | None = None
 
+    def resolve_policy(self) -> Policy:
+        """The policy this configuration names: ``policy``, else ``config_dir``'s, else the one in force."""
+        if self.policy is not None:
+            return self.policy
+        return load_policy(self.config_dir) if self.config_dir is not None else default_policy()
+
     def __post_init__(self) -> None:
         if self.attestation_mode not in ATTESTATION_MODES:
             raise ValidationError(
@@ -108,12 +114,7 @@ class ColonyKernel(AttestedLifecycleMixin):
 
     def __init__(self, config: ColonyKernelConfig | None = None) -> None:
         self.config = config = config if config is not None else ColonyKernelConfig()
-        if config.policy is not None:
-            self.policy = config.policy
-        elif config.config_dir is not None:
-            self.policy = load_policy(config.config_dir)
-        else:
-            self.policy = default_policy()
+        self.policy = config.resolve_policy()
         self._clock = config.clock
         self.db = StateDB(config.state_path if config.state_path is not None else ":memory:")
         self._lock = self.db.lock
@@ -230,10 +231,9 @@ class ColonyKernel(AttestedLifecycleMixin):
         self, proposal: ActionProposal, profile: AgentTrustProfile, findings: list[FalsificationFinding], result: GateResult
     ) -> None:
         pp = self.policy.proposal
-        serious = [f for f in findings if f.severity.rank >= FalsificationSeverity.MEDIUM.rank]
+        serious, strength = risk_deposit(findings, pp)
         if serious:
             worst = max(serious, key=lambda f: f.severity.rank).severity
-            strength = min(pp.finding_risk_max, pp.finding_risk_per_finding * len(serious))
             evidence = {"proposal_id": proposal.proposal_id, "finding_count": len(serious), "max_severity": worst.value}
             self._deposit_capped(proposal, profile, SignalType.RISK, strength, evidence)
         if result.decision is GateDecision.REFUSE:

@@ -28,7 +28,6 @@ import argparse
 import logging
 import signal
 import socket
-import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -159,10 +158,7 @@ def _tools_from(args: argparse.Namespace) -> ColonyTools:
     )
     tools = ColonyTools(config)
     if args.state is not None:
-        try:
-            tools.kernel  # noqa: B018 - open the state file now, so a bad path fails at start-up
-        except (OSError, sqlite3.Error) as exc:
-            raise ColonyError(f"cannot open the state file {str(args.state)!r}: {exc}") from exc
+        tools.kernel  # noqa: B018 - open the state file now, so a bad path fails at start-up (a ValidationError)
     return tools
 
 

@@ -56,14 +56,14 @@ class StateDB:
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
         self.persistent = self.path != ":memory:"
-        if self.persistent:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.RLock()
         self._depth = 0
         self._rollback_hooks: list[Callable[[], None]] = []
         self._txn = _Transaction(self)
         conn = None
         try:
+            if self.persistent:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self.conn = conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             new = self._check_schema()
             if self.persistent:
@@ -75,7 +75,7 @@ class StateDB:
                 self.set_meta("schema_version", SCHEMA_VERSION)
             # BEGIN / COMMIT / ROLLBACK go through one cursor (every call opens a transaction; no cursor per statement)
             self.control = conn.cursor()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, OSError) as exc:
             if conn is not None:
                 conn.close()
             raise ValidationError(

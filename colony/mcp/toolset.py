@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Concatenate, ParamSpec
 
-from colony.config import Policy, default_policy, load_policy
+from colony.config import Policy
 from colony.errors import ColonyError, ConflictError, NotFoundError, ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.mcp import inputs
@@ -91,7 +91,7 @@ class ColonyTools:
             config, policy = kernel.config, kernel.policy
         else:
             config = config or ColonyKernelConfig()
-            policy = config.policy or (load_policy(config.config_dir) if config.config_dir is not None else default_policy())
+            policy = config.resolve_policy()
             config = dataclasses.replace(config, policy=policy)  # loaded once, here: a bad policy fails now
         self._config = config
         self._policy = policy
