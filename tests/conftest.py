@@ -4,12 +4,25 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from colony.models import ActionProposal
 
 _ids = itertools.count()
+
+# headless Debian Chromium, as every browser test launches it (Playwright with executable_path)
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def make_proposal(

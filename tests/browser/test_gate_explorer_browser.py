@@ -25,20 +25,11 @@ import pytest
 from colony.actuation_gate import ActuationGate, GateInputs
 from colony.pheromone_store import PheromoneStore
 from colony.widgets import DECISION_CLASS
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = "04_gate_landscape.ipynb"
 SCREENSHOT = ROOT / "output" / "screenshots" / "gate_explorer.png"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 pytestmark = [
     pytest.mark.browser,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +19,9 @@ from manuscript_support import ROOT
 from scripts import compile as compile_stage
 from scripts import render_figures, validate, variables
 from scripts.buildconfig import BuildConfig
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = Path("/usr/bin/chromium")
 CHECK_DIR = ROOT / "output" / "manuscript_check"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
 pytestmark = [pytest.mark.build_e2e, pytest.mark.xdist_group("manuscript-build")]
 

@@ -13,18 +13,9 @@ from playwright.sync_api import sync_playwright
 
 from scripts.bundle import verify
 from scripts.variables import TIME_FIELDS
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.build_e2e
-
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def pdf_text(path: Path) -> str:
@@ -70,7 +61,7 @@ def test_green_build_writes_paper_and_a_verifying_bundle(built_project: Path) ->
 def test_html_in_chromium_shows_every_figure_and_no_unresolved_marker(built_project: Path) -> None:
     page_path = built_project / "output" / "paper" / "paper.html"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
             page.goto(page_path.as_uri())
