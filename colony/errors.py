@@ -16,6 +16,7 @@ __all__ = [
     "ConflictError",
     "NotFoundError",
     "PathSafetyError",
+    "StateLockedError",
     "ValidationError",
 ]
 
@@ -76,3 +77,18 @@ class PathSafetyError(ColonyError, ValueError):
         self.path = path
         self.root = root
         super().__init__(f"path {path!r} {message} {root!r}")
+
+
+class StateLockedError(ColonyError):
+    """A state file is owned by another open kernel (one owning process per file)."""
+
+    def __init__(self, path: str, pid: int | None, *, waited: float = 0.0) -> None:
+        self.path = path
+        self.pid = pid
+        self.waited = waited
+        owner = f"process {pid}" if pid is not None else "another process"
+        after = f" after waiting {waited:g} s" if waited else ""
+        super().__init__(
+            f"state_path: {path!r} is in use by {owner}{after}; a state file has one owning process "
+            "(close it there, pass --wait-lock SECONDS to wait, or share a colony through a postgresql:// URL)"
+        )
