@@ -89,7 +89,11 @@ class ToolRule(BaseModel):
 
 
 class UpstreamConfig(BaseModel):
-    """One upstream MCP server: a stdio command or a Streamable HTTP URL, and its tool rules."""
+    """One upstream MCP server: a stdio command or a Streamable HTTP URL, and its tool rules.
+
+    ``protocol``: ``auto`` negotiates the newest revision both sides speak; ``legacy`` forces
+    the initialize handshake (2025-11-25), for a server that stumbles on discovery.
+    """
 
     model_config = _STRICT
 
@@ -100,6 +104,7 @@ class UpstreamConfig(BaseModel):
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     call_timeout_seconds: PositiveFloat | None = None
+    protocol: Literal["auto", "legacy"] = "auto"
     tools: dict[str, ToolRule] = Field(default_factory=dict)
 
     @model_validator(mode="after")

@@ -189,7 +189,16 @@ class Forwarder:
             await self._kernel(self.kernel.authorize_execution, pid, ACTOR)
         sent = await self._send(route, arguments)
         summary = sent.summary if approved_by is None else f"{sent.summary} (forwarded after a HOLD: {approved_by})"
-        recorded = await self._record(route, arguments, proposal, sent, summary, approved_by)
+        receipt = {
+            "upstream": route.upstream.name,
+            "tool": route.tool,
+            "request_sha256": digest_json({"name": route.tool, "arguments": arguments}, field="arguments"),
+            "result_sha256": result_digest(sent.result) if sent.result is not None else None,
+            "failure": sent.failure_kind,
+            "seconds": round(sent.seconds, 6),
+            "approved_by": approved_by,
+        }
+        recorded = await self._record(route, proposal, sent, summary, receipt)
         stamp = {
             "gated": True,
             "proposal_id": pid,
@@ -200,32 +209,17 @@ class Forwarder:
             "outcome": "failure" if sent.failed else "success",
             "recorded": recorded,
         }
+        if self.attested:
+            stamp["receipt"] = receipt  # the ledger holds its digest; the caller can check both against this
         if sent.result is None:
             return tool_error(f"colony gateway: {sent.summary}", failure=sent.failure_kind, **stamp)
         return forwarded(sent.result, stamp)
 
-    async def _record(
-        self,
-        route: Route,
-        arguments: dict[str, Any],
-        proposal: ActionProposal,
-        sent: _Sent,
-        summary: str,
-        approved_by: str | None,
-    ) -> bool:
+    async def _record(self, route: Route, proposal: ActionProposal, sent: _Sent, summary: str, receipt: dict[str, Any]) -> bool:
         """Record the outcome (and, attested, the receipt first); False, logged, if the kernel refused."""
         outcome = {"summary": summary, "action_taken": f"{route.name} via the colony gateway"}
         try:
             if self.attested:
-                receipt = {
-                    "upstream": route.upstream.name,
-                    "tool": route.tool,
-                    "request_sha256": digest_json({"name": route.tool, "arguments": arguments}, field="arguments"),
-                    "result_sha256": result_digest(sent.result) if sent.result is not None else None,
-                    "failure": sent.failure_kind,
-                    "seconds": round(sent.seconds, 6),
-                    "approved_by": approved_by,
-                }
                 await self._kernel(self.kernel.record_execution_receipt, proposal.proposal_id, receipt, ACTOR)
                 await self._kernel(self.kernel.record_attested_outcome, proposal, outcome, not sent.failed, None, ACTOR)
             else:

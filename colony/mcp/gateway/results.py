@@ -60,5 +60,9 @@ def forwarded(result: types.CallToolResult, gated: dict[str, Any]) -> types.Call
 
 
 def result_digest(result: types.CallToolResult) -> str:
-    """SHA-256 of the canonical JSON of the upstream's result, as received (for the execution receipt)."""
-    return digest_json(result.model_dump(mode="json", by_alias=True, exclude_none=True), field="result")
+    """SHA-256 of the canonical JSON of a result without its ``_meta`` (for the execution receipt).
+
+    The gateway passes everything but ``_meta`` through unchanged, so a caller can recompute
+    this digest from the result it received and compare it with the receipt.
+    """
+    return digest_json(result.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"meta"}), field="result")

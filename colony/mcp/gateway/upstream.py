@@ -184,7 +184,7 @@ class Upstream:
         return streamable_http_client(c.url, http_client=httpx2.AsyncClient(headers=dict(c.headers), timeout=timeout))
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, types.ServerNotification) and isinstance(message, types.ToolListChangedNotification):
+        if isinstance(message, types.ToolListChangedNotification):
             self._relist.set()
         elif isinstance(message, Exception):
             log.warning("upstream %s: transport error: %s", self.name, message)
@@ -200,6 +200,7 @@ class Upstream:
                     client = Client(
                         _WatchedTransport(self._transport(), self._lost),  # type: ignore[arg-type]
                         message_handler=self._on_message,
+                        mode=self.config.protocol,
                         cache=None,
                         # bounds the handshake and listings; each forwarded call passes its own timeout
                         read_timeout_seconds=self.timing.connect_timeout_seconds,
