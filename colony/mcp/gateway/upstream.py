@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import logging
 import math
+import sys
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 import anyio
 import httpx2
@@ -178,7 +179,7 @@ class Upstream:
         c = self.config
         if c.command is not None:
             params = StdioServerParameters(command=c.command, args=list(c.args), env=dict(c.env) or None, cwd=c.cwd)
-            return stdio_client(params)
+            return stdio_client(params, errlog=_errlog())
         assert c.url is not None
         timeout = httpx2.Timeout(self.timing.connect_timeout_seconds, read=None)
         return streamable_http_client(c.url, http_client=httpx2.AsyncClient(headers=dict(c.headers), timeout=timeout))
@@ -292,6 +293,18 @@ class Upstream:
             raise UpstreamCallFailed(
                 self.name, tool, "connection_lost", f"the connection failed: {exc or type(exc).__name__}"
             ) from None
+
+
+def _errlog() -> TextIO:
+    """Where an upstream's stderr goes: this process's stderr (its file descriptor: a notebook's ``sys.stderr`` has none)."""
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.fileno()
+                return stream
+        except (AttributeError, OSError, ValueError):
+            continue
+    raise OSError("no standard error stream with a file descriptor for the upstream servers")
 
 
 def _describe(exc: BaseException) -> str:
