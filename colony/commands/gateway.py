@@ -13,16 +13,6 @@ from typing import Any
 DEFAULT_PORT = 8766
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port in 0..65535, got {value}")
-    return value
-
-
 def register(sub: Any) -> None:
     """Add the ``gateway`` subcommand."""
     p = sub.add_parser(
@@ -38,7 +28,7 @@ def register(sub: Any) -> None:
     p.add_argument("--policy-dir", metavar="DIR", help="a directory holding a policy.yaml")
     p.add_argument("--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    p.add_argument("--port", type=_port, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)")
     p.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback address")
     p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN", help="extra Origin to accept")
     p.add_argument("--allowed-host", action="append", default=[], metavar="HOST", help="extra Host header to accept")

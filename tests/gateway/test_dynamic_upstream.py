@@ -65,3 +65,14 @@ async def test_a_handshake_era_upstream_announcing_a_change_is_followed(scratch:
             while "extra" not in gw.upstreams["dyn"].tools:
                 await anyio.sleep(0.05)
         assert "dyn__extra" in {t.name for t in (await c.list_tools()).tools}
+
+
+async def test_an_upstream_starts_when_stderr_has_no_file_descriptor(scratch: Scratch, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: in a notebook kernel ``sys.stderr`` has no ``fileno()``, and every stdio upstream failed to start."""
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    async with running(gateway_config(scratch)) as (gw, c):
+        assert {u["state"] for u in gw.status()["upstreams"]} == {"ready"}
+        assert not (await c.call_tool("fs__write_file", {"path": str(scratch.files / "nb.txt"), "content": "ok"})).is_error

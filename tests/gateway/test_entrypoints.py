@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,7 @@ from colony.cli import main as cli_main
 from colony.mcp.gateway.config import parse_gateway_config
 from colony.mcp.gateway.core import Gateway
 from tests.gateway.conftest import INSPECTOR, ROOT, Scratch, npm_tool, upstreams
-from tests.mcp.support import TOKEN, ServerProcess, start_http_server
+from tests.mcp.support import TOKEN, start_http_server
 
 GATEWAY = [sys.executable, "-m", "colony.cli", "gateway"]
 
@@ -36,35 +34,6 @@ def write_config(scratch: Scratch, tmp_path: Path, **extra: Any) -> Path:
     }
     path.write_text(yaml.safe_dump(data))
     return path
-
-
-def start_gateway_http(config: Path, *args: str) -> ServerProcess:
-    """``colony gateway --http --port 0`` with the test token; returns once it serves (or exited)."""
-    env = {**os.environ, "COLONY_MCP_TOKEN": TOKEN}
-    proc = subprocess.Popen(
-        [*GATEWAY, "--config", str(config), "--http", "--port", "0", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-        env=env,
-    )
-    server = ServerProcess(proc)
-    ready = threading.Event()
-
-    def drain() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            server.lines.append(line)
-            if m := re.search(r"serving Streamable HTTP at (\S+)", line):
-                server.url = m.group(1)
-                ready.set()
-        ready.set()
-
-    threading.Thread(target=drain, daemon=True).start()
-    assert ready.wait(90), server.stderr
-    return server
 
 
 @pytest.mark.anyio
@@ -83,7 +52,7 @@ async def test_stdio_gateway_process_through_the_sdk_client(scratch: Scratch, tm
 
 @pytest.mark.anyio
 async def test_http_gateway_needs_the_token_and_serves_the_bound_agent(scratch: Scratch, tmp_path: Path) -> None:
-    server = start_gateway_http(write_config(scratch, tmp_path), "--agent-id", "alice")
+    server = start_http_server("--config", str(write_config(scratch, tmp_path)), "--agent-id", "alice", command=GATEWAY[1:])
     try:
         assert server.url is not None, server.stderr
         denied = httpx.post(server.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=30)
@@ -189,5 +158,7 @@ def test_start_up_errors_exit_2_and_say_what_is_wrong(
     bad.write_text("upstreams:\n  fs:\n    command: node\n    url: http://x/mcp\n")
     assert cli_main(["gateway", "--config", str(bad), "--agent-id", "a"]) == 2
     assert "config gateway.upstreams.fs" in capsys.readouterr().err
+    assert cli_main(["gateway", "--config", str(config), "--agent-id", "a", "--http", "--port", "70000"]) == 2
+    assert "--port: expected a port in 0..65535, got 70000" in capsys.readouterr().err
     help_text = subprocess.run([*GATEWAY, "--help"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert help_text.returncode == 0 and "--config FILE" in help_text.stdout and "--agent-id NAME" in help_text.stdout

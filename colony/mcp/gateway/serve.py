@@ -54,6 +54,7 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(128)  # listening before the address is announced: an early client waits in the backlog, never refused
     except OSError as exc:
         sock.close()
         raise ColonyError(f"cannot bind {host}:{port}: {exc.strerror or exc}") from exc
@@ -93,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(
             "--agent-id", "is required: one gateway serves one agent (per-agent HTTP tokens will name it instead)"
         )
+    if not 0 <= args.port <= 65535:
+        raise ValidationError("--port", f"expected a port in 0..65535, got {args.port}", value=args.port)
     config = config_from(args)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops like Ctrl-C: upstreams closed, state closed
