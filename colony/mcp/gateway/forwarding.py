@@ -50,6 +50,7 @@ log = logging.getLogger("colony.gateway")
 AGENT_TYPE = "mcp_gateway"
 ACTOR = "colony-gateway"
 INTERNAL_ERROR = "colony gateway: internal error (logged)"
+_MAX_RESUMED = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,9 @@ class Forwarder:
         # (a context switch each way, milliseconds on a busy machine) than it saves. A networked store goes to a thread.
         self._offload = "://" in str(kernel.config.state_path or "")
         self._monotonic = monotonic
-        self._resumed: set[str] = set()  # held proposals whose approval round was taken (at most once each)
+        # held proposals whose approval round was taken (at most once each); once an outcome is recorded the kernel
+        # remembers it, so only unanswered or declined rounds stay here, the oldest dropped past the bound
+        self._resumed: dict[str, None] = {}
 
     async def _kernel(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self._offload:
@@ -166,7 +169,9 @@ class Forwarder:
         settled = pid in self._resumed or await self._kernel(self.kernel.consequence_memory.has_outcome, pid)
         if proposal is None or settled or proposal.agent_id != agent_id or proposal.action_type != route.name:
             raise ValidationError("requestState", f"held proposal {pid!r} is unknown, already settled, or not this caller's")
-        self._resumed.add(pid)
+        self._resumed[pid] = None
+        while len(self._resumed) > _MAX_RESUMED:
+            del self._resumed[next(iter(self._resumed))]
         held = GateResult(GateDecision.HOLD, resumed.gate_score, resumed.reason)
         if not resumed.approval.approved:
             return _not_approved(route, proposal.target, held, proposal, resumed.approval)
