@@ -139,3 +139,22 @@ def test_colony_hook_serve_runs_until_sigterm_and_removes_its_socket(project: Pr
     assert not sock.exists()
     with ColonyKernel(ColonyKernelConfig(state_path=project.state)) as k:  # the state was closed and kept the proposals
         assert k.get_proposal("claude-code:9ecf22fa-edf8-4332-ae85-b6d5456eda64:toolu_01WriteA") is not None
+
+
+def test_the_settings_snippet_runs_as_written(project: Project, resident: tuple[Path, ColonyKernel]) -> None:
+    import shlex
+
+    from colony.hook.settings import settings_snippet
+
+    sock, _ = resident
+    snippet = settings_snippet(state=None, socket=str(sock), agent_id=AGENT)
+    entries = {event: spec[0] for event, spec in snippet["hooks"].items()}
+    assert set(entries) == {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
+    command = shlex.split(entries["PreToolUse"]["hooks"][0]["command"])
+    assert command[:3] == [sys.executable, "-I", str(CLIENT)]
+    done = subprocess.run(command, input=payload("pre_write", project.cwd), capture_output=True, text=True, timeout=60)
+    assert decision(json.loads(done.stdout))[0] == "allow"
+    with pytest.raises(ValidationError, match="give exactly one of --state"):
+        settings_snippet(state="x", socket=str(sock), agent_id=AGENT)
+    with pytest.raises(ValidationError, match="--agent-id: is required"):
+        settings_snippet(state=None, socket=str(sock), agent_id=None)
