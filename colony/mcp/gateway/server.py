@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
@@ -44,6 +45,7 @@ INSTRUCTIONS = (
     'colony/expected_outcome (strings) and colony/evidence (an object such as {"tests": [...]}).'
 )
 _MAX_LEGACY_SESSIONS = 256
+_NOTIFY_TIMEOUT_SECONDS = 5.0
 
 
 class GatewayServer(MCPServer):
@@ -98,10 +100,14 @@ class GatewayServer(MCPServer):
         """Tell this server's clients that the tool list changed."""
         await self._bus.publish(ToolsListChanged())
         for key, session in list(self._legacy_sessions.items()):
+            sent = False
             try:
-                await session.send_tool_list_changed()
-            except Exception as exc:  # a client that went away: forget it
+                with anyio.move_on_after(_NOTIFY_TIMEOUT_SECONDS):  # a client that stopped reading cannot hold the gateway
+                    await session.send_tool_list_changed()
+                    sent = True
+            except Exception as exc:  # a client that went away
                 log.debug("gateway: dropping session %s (%s)", key, exc)
+            if not sent:
                 self._legacy_sessions.pop(key, None)
 
     async def run_stdio_async(self) -> None:

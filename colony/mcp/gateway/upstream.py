@@ -207,7 +207,7 @@ class Upstream:
                         read_timeout_seconds=self.timing.connect_timeout_seconds,
                     )
                     await stack.enter_async_context(client)  # not under a cancel scope: the client's task group outlives it
-                    await self._list(client)
+                    changed = await self._list(client)
                     self._client = client
                     self.state = "ready"
                     self.connects += 1
@@ -215,6 +215,8 @@ class Upstream:
                     delay = self.timing.reconnect_initial_seconds
                     self._first_attempt.set()
                     log.info("upstream %s: connected (%s, %d tools)", self.name, client.protocol_version, len(self._tools))
+                    if changed:
+                        await self._announce()
                     await self._serve(client)
             except Exception as exc:  # the boundary of one connection: whatever ended it, reconnect
                 self.last_error = _describe(exc)
@@ -252,11 +254,19 @@ class Upstream:
             self._relist = anyio.Event()
             try:
                 with anyio.fail_after(self.timing.connect_timeout_seconds):
-                    await self._list(client)
+                    changed = await self._list(client)
             except (MCPError, TimeoutError) as exc:
-                log.warning("upstream %s: re-listing tools failed: %s", self.name, exc)
+                log.warning("upstream %s: re-listing tools failed: %s", self.name, _describe(exc))
+                continue
+            if changed:
+                await self._announce()
 
-    async def _list(self, client: Client) -> None:
+    async def _announce(self) -> None:
+        if self._on_tools_changed is not None:
+            await self._on_tools_changed()
+
+    async def _list(self, client: Client) -> bool:
+        """Fetch every page of the tool list; True when it differs from the last one."""
         tools: dict[str, types.Tool] = {}
         cursor: str | None = None
         while True:
@@ -267,8 +277,7 @@ class Upstream:
                 break
         changed = tools != self._tools
         self._tools = tools
-        if changed and self._on_tools_changed is not None:
-            await self._on_tools_changed()
+        return changed
 
     # ------------------------------------------------------------------ call
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float) -> types.CallToolResult:
