@@ -11,8 +11,8 @@ recorded; read-only calls are forwarded without a proposal. The overhead is the 
 
 **Hook.** Wall time from starting the hook process to its answer, for a PreToolUse payload:
 the direct hook (``colony hook --state``: Python start-up, the CLI, the kernel's import, the
-state opened and closed), the resident client (``python -I client.py --socket``, answered by a
-``colony hook serve`` that owns the state), and a bare ``python -I -c pass`` as the floor.
+state opened and closed), the resident client (``python -I -S client.py --socket``, answered by a
+``colony hook serve`` that owns the state), and a bare ``python -I -S -c pass`` as the floor.
 Target: ≤ 150 ms.
 
 Run: ``python -m benchmarks.bench_gateway [--quick]``; writes ``output/benchmarks/gateway.json``
@@ -153,7 +153,7 @@ def bench_hooks(n: int) -> dict[str, Any]:
         with ColonyKernel(ColonyKernelConfig(state_path=state)) as k:
             k.calibrate_agent(AGENT, trust_score=0.7)
         colony = Path(sys.executable).with_name("colony")
-        floor = _wall([sys.executable, "-I", "-c", "pass"], "", n)
+        floor = _wall([sys.executable, "-I", "-S", "-c", "pass"], "", n)
         direct = [
             _wall([str(colony), "hook", "--state", str(state), "--agent-id", AGENT], _payload(work, i), 1)[0] for i in range(n)
         ]
@@ -161,7 +161,7 @@ def bench_hooks(n: int) -> dict[str, Any]:
         with ColonyKernel(ColonyKernelConfig(state_path=state)) as kernel, ResidentHook(sock, kernel) as server:
             thread = threading.Thread(target=server.serve_forever, daemon=True)
             thread.start()
-            client = [sys.executable, "-I", str(Path(hook_client.__file__)), "--socket", str(sock), "--agent-id", AGENT]
+            client = [sys.executable, "-I", "-S", str(Path(hook_client.__file__)), "--socket", str(sock), "--agent-id", AGENT]
             resident = [_wall(client, _payload(work, 1000 + i), 1)[0] for i in range(n)]
             server.shutdown()
             thread.join(10)

@@ -1,29 +1,34 @@
 """The resident hook's client: stdin to the resident colony, its answer to stdout — standard library only.
 
 Claude Code starts a command hook for every tool call, so the start-up is paid each time.
-This module imports nothing from colony (nor anything outside the standard library), and can
-be run by its path — ``python -I /path/to/colony/hook/client.py --socket S --agent-id A`` —
-so a call costs an interpreter start and one round trip to ``colony hook serve``, which owns
-the state. ``colony hook settings`` prints the exact command.
+This module imports nothing from colony and, on its normal path, nothing but ``socket`` and
+``sys``; it is run by its path with ``python -I -S`` (no site-packages processing, which in a
+virtualenv costs more than the rest of the call), so a call costs a bare interpreter start and
+one round trip to ``colony hook serve``, which owns the state. ``colony hook settings`` prints
+the exact command.
 
-It never answers ``allow`` on its own: when the resident colony cannot be reached, or answers
-with something that is not JSON, a PreToolUse gets ``ask`` with the reason and a
-PostToolUse a warning to the user. The exit status is always 0.
+The request is one header line, ``colony-hook/1 <agent id>``, followed by the hook's stdin as
+it came. The client never answers ``allow`` on its own: when the resident colony cannot be
+reached, or answers with something that is not a JSON object, a PreToolUse gets ``ask`` with
+the reason and a PostToolUse a warning to the user. The exit status is always 0.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import socket
 import sys
-from collections.abc import Sequence
-from typing import Any
 
-__all__ = ["MAX_MESSAGE", "fail_safe", "main", "pre_answer", "request_bytes"]
+TYPE_CHECKING = False  # typing itself is not imported: it would cost more than the rest of the client
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
+__all__ = ["HEADER", "MAX_MESSAGE", "event_of", "fail_safe", "main", "pre_answer", "request_bytes"]
+
+HEADER = b"colony-hook/1"
 MAX_MESSAGE = 4 * 1024 * 1024
 POST_EVENTS = ("PostToolUse", "PostToolUseFailure")
+USAGE = "usage: client.py --socket PATH [--agent-id NAME] [--timeout SECONDS]  (the hook payload on stdin)"
 
 
 def pre_answer(decision: str, reason: str) -> dict[str, Any]:
@@ -40,8 +45,10 @@ def fail_safe(event: str | None, reason: str) -> dict[str, Any]:
     return pre_answer("ask", f"colony hook could not decide: {reason}")
 
 
-def event_of(text: str) -> str | None:
+def event_of(text: str | bytes) -> str | None:
     """The payload's ``hook_event_name`` if it can be read, else None (the fail-safe then answers ``ask``)."""
+    import json
+
     try:
         data = json.loads(text)
     except ValueError:
@@ -50,12 +57,13 @@ def event_of(text: str) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def request_bytes(agent_id: str | None, payload: str) -> bytes:
-    """One request to the resident colony: a JSON line with the bound agent and the raw payload."""
-    return json.dumps({"agent_id": agent_id, "payload": payload}).encode("utf-8") + b"\n"
+def request_bytes(agent_id: str | None, payload: bytes) -> bytes:
+    """One request to the resident colony: the header line naming the bound agent, then the raw payload."""
+    agent = (agent_id or "").replace("\n", " ").strip()
+    return HEADER + b" " + agent.encode("utf-8") + b"\n" + payload
 
 
-def _exchange(path: str, message: bytes, timeout: float) -> str:
+def _exchange(path: str, message: bytes, timeout: float) -> bytes:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(timeout)
         s.connect(path)
@@ -68,26 +76,57 @@ def _exchange(path: str, message: bytes, timeout: float) -> str:
             size += len(chunk)
             if size > MAX_MESSAGE:
                 raise ValueError("the answer is too large")
-    return b"".join(chunks).decode("utf-8")
+    return b"".join(chunks)
+
+
+def _options(argv: Sequence[str]) -> dict[str, str]:
+    """``--name value`` / ``--name=value`` pairs (no argparse: its import costs more than the whole call)."""
+    known = ("--socket", "--agent-id", "--timeout")
+    out: dict[str, str] = {}
+    args = list(argv)
+    while args:
+        flag = args.pop(0)
+        name, eq, value = flag.partition("=")
+        if name not in known:
+            raise ValueError(f"unknown option {flag!r}")
+        if not eq:
+            if not args:
+                raise ValueError(f"{name} needs a value")
+            value = args.pop(0)
+        out[name] = value
+    if "--socket" not in out:
+        raise ValueError("--socket is required")
+    return out
+
+
+def _fail(payload: bytes, reason: str) -> bytes:
+    import json
+
+    print(f"colony hook: {reason}", file=sys.stderr)
+    return json.dumps(fail_safe(event_of(payload), reason)).encode("utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Forward one hook payload to ``colony hook serve`` and print its answer; always exit 0."""
-    parser = argparse.ArgumentParser(prog="colony-hook-client", description="Ask the resident colony about one tool call.")
-    parser.add_argument("--socket", required=True, help="the socket of `colony hook serve`")
-    parser.add_argument("--agent-id", help="the agent this hook acts for")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the answer (default 30)")
-    args = parser.parse_args(argv)
-    payload = sys.stdin.read()
+    argv = sys.argv[1:] if argv is None else argv
+    if "-h" in argv or "--help" in argv:
+        print(USAGE)
+        return 0
+    payload = sys.stdin.buffer.read()
     try:
-        answer = _exchange(args.socket, request_bytes(args.agent_id, payload), args.timeout)
-        if answer.strip():
-            json.loads(answer)  # a garbled answer is no answer
-    except (OSError, ValueError) as exc:
-        reason = f"the resident colony at {args.socket} is unreachable ({exc})"
-        answer = json.dumps(fail_safe(event_of(payload), reason))
-        print(reason, file=sys.stderr)
-    sys.stdout.write(answer)
+        options = _options(argv)
+        path = options["--socket"]
+    except ValueError as exc:
+        answer = _fail(payload, f"{exc} ({USAGE})")
+    else:
+        try:
+            answer = _exchange(path, request_bytes(options.get("--agent-id"), payload), float(options.get("--timeout", "30")))
+            if answer.strip() and not answer.lstrip().startswith(b"{"):
+                raise ValueError("the answer is not a JSON object")
+        except (OSError, ValueError) as exc:
+            answer = _fail(payload, f"the resident colony at {path} is unreachable ({exc})")
+    sys.stdout.buffer.write(answer)
+    sys.stdout.flush()
     return 0
 
 

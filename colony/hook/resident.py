@@ -2,9 +2,9 @@
 
 A hook process that opens a state file, decides and exits pays Python's start-up and the
 kernel's import on every tool call; and a SQLite state has one owning process at a time.
-The resident colony opens the state once, keeps it, and answers each connection (one JSON
-line ``{"agent_id", "payload"}``, see :func:`colony.hook.client.request_bytes`) with the
-same :func:`colony.hook.run.answer` the direct mode uses. The socket is created with mode
+The resident colony opens the state once, keeps it, and answers each connection (a
+``colony-hook/1 <agent id>`` line, then the hook payload: :func:`colony.hook.client.request_bytes`)
+with the same :func:`colony.hook.run.answer` the direct mode uses. The socket is created with mode
 0600: only its owner's hooks can reach it. Calls are served on threads; the kernel is
 thread-safe.
 """
@@ -19,7 +19,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from colony.errors import ValidationError
-from colony.hook.client import MAX_MESSAGE, fail_safe
+from colony.hook.client import HEADER, MAX_MESSAGE, fail_safe
 from colony.hook.run import answer
 from colony.kernel import ColonyKernel
 
@@ -30,17 +30,17 @@ class _Handler(socketserver.StreamRequestHandler):
     server: ResidentHook
 
     def handle(self) -> None:
-        line = self.rfile.readline(MAX_MESSAGE)
-        try:
-            request = json.loads(line)
-            agent_id, payload = request["agent_id"], request["payload"]
-            if not isinstance(payload, str) or not (agent_id is None or isinstance(agent_id, str)):
-                raise TypeError("agent_id must be a string and payload a string")
-        except (ValueError, KeyError, TypeError) as exc:
-            out = json.dumps(fail_safe(None, f"malformed request to the resident colony ({exc})"))
+        header = self.rfile.readline(1024)
+        payload = self.rfile.read(MAX_MESSAGE)
+        magic, _, agent = header.rstrip(b"\n").partition(b" ")
+        if magic != HEADER or not header.endswith(b"\n"):
+            out = json.dumps(fail_safe(None, "malformed request to the resident colony (no colony-hook/1 header)"))
         else:
             kernel = self.server.kernel
-            out = answer(payload, agent_id=agent_id, open_kernel=lambda: nullcontext(kernel))
+            text = payload.decode("utf-8", errors="replace")
+            out = answer(
+                text, agent_id=agent.decode("utf-8", errors="replace").strip() or None, open_kernel=lambda: nullcontext(kernel)
+            )
         self.wfile.write(out.encode("utf-8"))
 
 

@@ -33,7 +33,7 @@ def settings_snippet(*, state: str | None, socket: str | None, agent_id: str | N
         raise ValidationError("--state", "give exactly one of --state (direct) and --socket (resident colony)")
     if socket is not None:
         client = Path(__file__).with_name("client.py")
-        argv = [sys.executable, "-I", str(client), "--socket", socket, "--agent-id", agent_id]
+        argv = [sys.executable, "-I", "-S", str(client), "--socket", socket, "--agent-id", agent_id]
     else:
         assert state is not None
         argv = [*_colony_command(), "hook", "--state", state, "--agent-id", agent_id]

@@ -26,7 +26,7 @@ CLIENT = Path(client.__file__)
 
 def ask(sock: Path, text: str, agent: str | None = AGENT) -> dict[str, object] | None:
     """Run the client the way the settings snippet does: ``python -I path/to/client.py``."""
-    args = [sys.executable, "-I", str(CLIENT), "--socket", str(sock), "--timeout", "20"]
+    args = [sys.executable, "-I", "-S", str(CLIENT), "--socket", str(sock), "--timeout", "20"]
     if agent is not None:
         args += ["--agent-id", agent]
     done = subprocess.run(args, input=text, capture_output=True, text=True, timeout=60)
@@ -75,7 +75,7 @@ def test_the_resident_colony_answers_pre_and_post_for_the_bound_agent(
 
 def test_a_malformed_request_to_the_socket_is_answered_ask(resident: tuple[Path, ColonyKernel]) -> None:
     sock, _ = resident
-    for raw in (b"garbage\n", b'{"agent_id": 5, "payload": "{}"}\n', b'{"payload": "{}"}\n'):
+    for raw in (b"garbage\n{}", b'{"agent_id": "a", "payload": "{}"}\n', b"colony-hook/1 a"):
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(20)
             s.connect(str(sock))
@@ -94,11 +94,15 @@ def test_an_unreachable_resident_colony_is_ask_never_allow(project: Project, tmp
     assert post is not None and "could not record this outcome" in str(post["systemMessage"])
 
 
-def test_the_client_imports_nothing_from_colony() -> None:
-    code = f"import runpy, sys; sys.argv = ['c', '--help']\ntry:\n    runpy.run_path({str(CLIENT)!r}, run_name='__main__')\nexcept SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m == 'colony' or m.startswith('colony.')))"
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+def test_the_client_imports_nothing_from_colony(resident: tuple[Path, ColonyKernel]) -> None:
+    sock, _ = resident
+    # the normal path (a resident colony answers): nothing from colony, nor typing, argparse or json, is imported
+    args = [sys.executable, "-I", "-S", "-X", "importtime", str(CLIENT), "--socket", str(sock), "--agent-id", "a"]
+    done = subprocess.run(args, input="{}", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("{"), done.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "socket" in imported
+    assert not {m for m in imported if m.split(".")[0] in ("colony", "typing", "argparse", "json")}
 
 
 def test_a_socket_path_that_is_another_file_is_refused(tmp_path: Path, project: Project) -> None:
@@ -151,7 +155,7 @@ def test_the_settings_snippet_runs_as_written(project: Project, resident: tuple[
     entries = {event: spec[0] for event, spec in snippet["hooks"].items()}
     assert set(entries) == {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
     command = shlex.split(entries["PreToolUse"]["hooks"][0]["command"])
-    assert command[:3] == [sys.executable, "-I", str(CLIENT)]
+    assert command[:4] == [sys.executable, "-I", "-S", str(CLIENT)]
     done = subprocess.run(command, input=payload("pre_write", project.cwd), capture_output=True, text=True, timeout=60)
     assert decision(json.loads(done.stdout))[0] == "allow"
     with pytest.raises(ValidationError, match="give exactly one of --state"):
