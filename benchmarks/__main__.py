@@ -19,7 +19,7 @@ from pathlib import Path
 
 from benchmarks.common import OUTPUT
 
-QUICK = frozenset({"kernel", "attestation", "falsification", "mcp", "research"})
+QUICK = frozenset({"kernel", "attestation", "falsification", "mcp", "research", "gateway"})
 
 
 def available() -> list[str]:

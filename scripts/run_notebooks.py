@@ -71,7 +71,7 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
     FixtureCommand(
         "benchmarks",
         lambda pkg: (pkg.parent / "benchmarks" / "__main__.py").is_file(),
-        lambda c: [sys.executable, "-m", "benchmarks", "kernel", "falsification", "attestation", "mcp", "--quick", "--missing"],
+        lambda c: [sys.executable, "-m", "benchmarks", "kernel", "falsification", "attestation", "mcp", "gateway", "--quick", "--missing"],
         lambda c: [],
     ),
     FixtureCommand(

@@ -77,6 +77,8 @@ def populate(out: Path, *, benchmarks: bool = True, study: bool = True) -> None:
     save_results(notebooks, "03_trust", params, trust_fixture(**params))
     params = defaults("04_gate_landscape")
     save_results(notebooks, "04_gate_landscape", params, gate_landscape(**params))
+    for recorded in sorted((DATA / "notebooks").glob("*.json")):  # sessions against real servers, recorded
+        shutil.copyfile(recorded, notebooks / recorded.name)
     if study:
         config = load_study_config().with_overrides(runs=3, items=12, warmup_ticks=2, bootstrap_samples=200)
         run_study(config, output_dir=out / "research", verify=True)

@@ -245,13 +245,15 @@ class ServerProcess:
         return Client(streamable_http_client(self.url, http_client=httpx.AsyncClient(headers=headers, timeout=60)), **kwargs)
 
 
-def start_http_server(*args: str, token: str | None = TOKEN, timeout: float = 60.0) -> ServerProcess:
-    """Start an HTTP server on a free port; return once it serves (or has exited)."""
+def start_http_server(
+    *args: str, token: str | None = TOKEN, timeout: float = 60.0, command: Sequence[str] = SERVER_MODULE
+) -> ServerProcess:
+    """Start an HTTP server (``python COMMAND --http --port 0 ARGS``) on a free port; return once it serves (or has exited)."""
     env = {k: v for k, v in os.environ.items() if k != "COLONY_MCP_TOKEN"}
     if token is not None:
         env["COLONY_MCP_TOKEN"] = token
     proc = subprocess.Popen(
-        [sys.executable, *SERVER_MODULE, "--http", "--port", "0", *args],
+        [sys.executable, *command, "--http", "--port", "0", *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
