@@ -107,7 +107,7 @@ BAD_INPUT: list[tuple[str, dict[str, Any], str]] = [
     ("colony_record_outcome", record_args("a", "t", human_feedback=True), "human_feedback"),
     ("colony_record_outcome", record_args("a", "t", proposal_id="nope"), "unknown proposal: 'nope'"),
     ("colony_record_outcome", {"agent_id": "a"}, "tests_passed: Field required"),
-    ("colony_agent_profile", {}, "agent_id: Field required"),
+    ("colony_agent_profile", {}, "agent_id: must be a non-empty string"),  # unbound server: nothing to fill it from
     ("colony_agent_profile", {"agent_id": ""}, "agent_id: must be a non-empty string"),
     ("colony_pheromone_query", {"location": "p", "signal_type": "smell"}, "signal_type: unknown signal type 'smell'"),
     ("colony_pheromone_query", {"location": "p", "signal_type": "risk", "include_descendants": "yes"}, "include_descendants"),

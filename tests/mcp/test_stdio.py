@@ -66,7 +66,7 @@ def test_a_client_asking_for_2025_06_18_still_works() -> None:
             proc, {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "colony_agent_profile", "arguments": {}}}
         )
         assert bad is not None and bad["result"]["isError"] is True
-        assert "agent_id: Field required" in bad["result"]["structuredContent"]["error"]
+        assert "agent_id: must be a non-empty string" in bad["result"]["structuredContent"]["error"]
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
