@@ -103,6 +103,7 @@ class AccessPolicy:
             elif given != who.agent_id and not (who.operator and tool in READ_SUBJECT_TOOLS):
                 raise ValidationError(name, f"names {given!r}, but the credentials of this call are those of {who.agent_id!r}")
         registry = self.registry if self.registry_only and name == "agent_id" else None
-        if registry is not None and isinstance(given, str) and registry.active(given) is None:
+        verified = who.mode == "agent" and given == who.agent_id  # this request's token was just found in the registry
+        if registry is not None and not verified and isinstance(given, str) and registry.active(given) is None:
             raise ValidationError(name, f"{given!r} is not a registered agent (this server admits registered agents only)")
         return args

@@ -118,6 +118,7 @@ def serve_http(tools: ColonyTools, args: argparse.Namespace, registrars: Sequenc
     app = server.streamable_http_app(
         transport_security=security,
         host=args.host,
+        json_response=True,  # handshake-era sessions answer with plain JSON: no SSE framing (the tools stream nothing)
         session_idle_timeout=args.session_idle_timeout,
         max_sessions=args.max_sessions,
     )
