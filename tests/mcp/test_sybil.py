@@ -55,7 +55,9 @@ async def _flood(server: ServerProcess, tokens: list[str], n: int) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.parametrize(("k", "n"), [(3, 20), (60, 1), (1000, 1)])
-async def test_a_sybil_flood_leaves_a_trusted_verdict_and_an_honest_failure_still_moves_it(tmp_path: Path, k: int, n: int) -> None:
+async def test_a_sybil_flood_leaves_a_trusted_verdict_and_an_honest_failure_still_moves_it(
+    tmp_path: Path, k: int, n: int
+) -> None:
     state = tmp_path / "colony.sqlite"
     sybils = [f"sybil-{i:04d}" for i in range(k)]
     tokens = register_agents(state, "trusted", *sybils)
