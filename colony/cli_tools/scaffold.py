@@ -204,6 +204,8 @@ def project_create(
     if "section" in parts:
         if not metadata.is_file():
             raise NotFoundError("manuscript metadata (needed to add a section)", relative(root, metadata))
+        # the file we rewrite goes through the same containment rule as every path (a link out is refused)
+        metadata = inside(root, metadata, field="manuscript/metadata.yaml")
         files["section"] = lay.manuscript / plan.section
     for p in files.values():
         inside(root, p, field="path", must_exist=False)

@@ -99,3 +99,9 @@ def test_registry_only_refuses_unregistered_and_revoked_ids() -> None:
             policy.admit("colony_agent_profile", {"agent_id": name}, UNBOUND)
     with pytest.raises(ValidationError, match="^registry_only: needs an agent registry"):
         AccessPolicy(registry_only=True)
+
+
+def test_every_tool_that_writes_files_or_runs_code_is_for_operators() -> None:
+    from colony.cli_tools.mcp import EXEC_TOOLS, WRITING_TOOLS
+
+    assert set(WRITING_TOOLS) | set(EXEC_TOOLS) | {"colony_tick", "colony_pruning_report"} <= OPERATOR_TOOLS
