@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -74,12 +74,17 @@ def warm_args(agent: str, i: int) -> dict[str, Any]:
 
 @dataclass
 class Server:
-    """A running ``colony.server --http`` process."""
+    """A running ``colony.server --http`` process (what it prints on stderr is kept in ``lines``)."""
 
     proc: subprocess.Popen[str]
     url: str
     host: str
     port: int
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def stderr(self) -> str:
+        return "".join(self.lines)
 
     @property
     def cpu_seconds(self) -> float:
@@ -110,11 +115,14 @@ def start_server(*args: str, token: str | None = TOKEN) -> Server:
         env=env,
     )
     assert proc.stderr is not None
+    seen: list[str] = []
     for line in proc.stderr:
+        seen.append(line)
         if m := re.search(r"serving Streamable HTTP at (http://([^/]+):(\d+)/mcp)", line):
-            threading.Thread(target=proc.stderr.read, daemon=True).start()  # keep draining
-            return Server(proc, m.group(1), m.group(2), int(m.group(3)))
-    raise RuntimeError(f"HTTP server exited with {proc.wait()}")
+            server = Server(proc, m.group(1), m.group(2), int(m.group(3)), seen)
+            threading.Thread(target=lambda: seen.extend(proc.stderr or ()), daemon=True).start()  # keep draining
+            return server
+    raise RuntimeError(f"HTTP server exited with {proc.wait()}: {''.join(seen)}")
 
 
 def registered_state(*names: str, operators: tuple[str, ...] = ()) -> tuple[Path, dict[str, str]]:
@@ -186,7 +194,10 @@ class LeanClient:
             "mcp-name": name,
         }
         status, reply, _ = await self.post(_rpc_body(self._ids, name, arguments), headers)
-        return status, json.loads(reply) if reply else {}
+        try:
+            return status, json.loads(reply) if reply else {}
+        except ValueError:
+            return status, {"raw": reply.decode("utf-8", "replace")}
 
 
 def lean_run(server: Server, tokens: list[str], calls: int) -> dict[str, Any]:
