@@ -26,17 +26,9 @@ from typing import Any
 from urllib.parse import quote
 
 from benchmarks.mcp_http import LeanClient, Server, registered_state, start_server
+from colony.mcp_tools import TOOL_NAMES
 
-TOOLS = (
-    "colony_propose_action",
-    "colony_record_outcome",
-    "colony_agent_profile",
-    "colony_status",
-    "colony_pheromone_query",
-    "colony_falsify_plan",
-    "colony_pruning_report",
-    "colony_tick",
-)
+TOOLS = TOOL_NAMES
 AGENTS = 12
 _EVIDENCE = ['{"tests": ["t.py"], "metrics": ["m"]}', "{}", '{"x": NaN}', '{"x": 1e999}', "[1]", "{", '{"t": "\\udc80"}', ""]
 

@@ -20,19 +20,8 @@ T = LedgerEventType
 class TypedRecords:
     """``record_proposal`` … ``record_calibration`` on top of ``append_record`` (provided by the ledger)."""
 
-    if TYPE_CHECKING:
-
-        def append_record(
-            self,
-            run_id: str,
-            event_type: LedgerEventType | str,
-            actor_id: str,
-            payload: dict[str, Any],
-            *,
-            nonce: str | None = None,
-            created_at: float | None = None,
-        ) -> LedgerEvent: ...
-
+    if TYPE_CHECKING:  # provided by AttestationLedger
+        append_record: Callable[..., LedgerEvent]
         _new_id: Callable[[], str]
 
     def record_proposal(
