@@ -1,7 +1,9 @@
 """Failed authentication, rate-limited per client address with exponential backoff.
 
 The SDK authenticates (401 without a valid bearer token); this ASGI wrapper only watches
-the answers. Each address may fail :attr:`FailureBackoff.free_failures` times; every
+the answers. A request that presented a credential and got 401 is a failure (one without
+any ``Authorization`` header, such as a liveness probe, is not: it guesses nothing). Each
+address may fail :attr:`FailureBackoff.free_failures` times; every
 further failure blocks the address for a delay that doubles (``base_delay`` up to
 ``max_delay``). While it is blocked, the address gets ``429 Too Many Requests`` with
 ``Retry-After``, and its token is not even looked at, so guessing slows to a few tries a
@@ -83,7 +85,7 @@ class FailureBackoff:
 
 
 class LimitFailedAuth:
-    """ASGI wrapper: answer 429 to blocked addresses, and count every 401 the app sends."""
+    """ASGI wrapper: answer 429 to blocked addresses, and count every 401 the app sends to a presented credential."""
 
     def __init__(self, app: ASGIApp, backoff: FailureBackoff | None = None) -> None:
         self.app = app
@@ -100,8 +102,11 @@ class LimitFailedAuth:
             await _too_many(send, wait)
             return
 
+        presented = any(name == b"authorization" for name, _ in scope.get("headers", ()))
+
         async def watch(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] == 401:
+            # only a credential that was presented and refused is a guess (a bare probe costs the server nothing)
+            if message["type"] == "http.response.start" and message["status"] == 401 and presented:
                 self.backoff.failed(address)
             await send(message)
 

@@ -147,6 +147,8 @@ def test_failed_authentication_is_slowed_per_address() -> None:
     assert server.url is not None
     try:
         with httpx.Client(timeout=30) as h:
+            probes = [h.get(server.url, headers=ACCEPT).status_code for _ in range(15)]
+            assert probes == [401] * 15  # no credential presented, nothing guessed: liveness probes are never slowed
             codes = [
                 h.post(
                     server.url, json=initialize_message("2025-06-18"), headers={**ACCEPT, "authorization": f"Bearer wrong-{i}"}
