@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "bench-shared-" + "9f3c1e7a5b2d8c4e6a0f1b3d5c7e9a2b"
 EVIDENCE = json.dumps({"tests": ["tests/test_core.py::test_tick"], "metrics": ["error rate < 1%"]})
 PROTOCOL = "2026-07-28"
+IDLE_RECONNECT_S = 3.0
 
 
 def propose_args(agent: str, i: int) -> dict[str, Any]:
@@ -159,22 +160,35 @@ class LeanClient:
         self._ids = 0
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
+        self._used = 0.0
 
     async def __aenter__(self) -> LeanClient:
-        self._reader, self._writer = await asyncio.open_connection(self.server.host, self.server.port)
+        await self._connect()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         assert self._writer is not None
         self._writer.close()
 
+    async def _connect(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        self._reader, self._writer = await asyncio.open_connection(self.server.host, self.server.port)
+        self._used = time.monotonic()
+
     async def post(self, body: bytes, headers: dict[str, str]) -> tuple[int, bytes, dict[str, str]]:
         """POST raw ``body`` to /mcp with ``headers``; (status, body, response headers)."""
+        if time.monotonic() - self._used > IDLE_RECONNECT_S:  # uvicorn closes keep-alive connections idle for 5 s
+            await self._connect()
+        self._used = time.monotonic()
         assert self._reader is not None and self._writer is not None
         lines = ["POST /mcp HTTP/1.1", f"host: {self.server.host}:{self.server.port}", f"content-length: {len(body)}"]
         lines += [f"{k}: {v}" for k, v in headers.items()]
         self._writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
-        status = int((await self._reader.readline()).split()[1])
+        first = (await self._reader.readline()).split()
+        if len(first) < 2:
+            raise ConnectionResetError("the server closed the connection without an answer")
+        status = int(first[1])
         found: dict[str, str] = {}
         while (line := await self._reader.readline()) not in (b"\r\n", b""):
             key, _, value = line.decode("latin-1").partition(":")

@@ -182,3 +182,20 @@ async def test_falsify_uses_only_the_servers_repository_root(tmp_path: Path) -> 
             report = await ok(client.call_tool, "colony_falsify_plan", {"plan_json": plan})
             vectors.append({f["attack_vector"] for f in report["findings"]})
     assert "circular_architecture" in vectors[1] - vectors[0]
+
+
+async def test_record_outcome_describes_what_one_failure_really_does() -> None:
+    # regression (issue 18, item 8): the description said one failure holds the target "for everyone"
+    tools = ColonyTools()
+    gate = tools.policy.gate
+    tools.kernel.calibrate_agent("full-credit", trust_score=gate.trust_full_credit)
+    tools.kernel.calibrate_agent("partial-credit", trust_score=(gate.trust_hard_floor + gate.trust_full_credit) / 2)
+    async with Client(build_server(tools)) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        text = listed["colony_record_outcome"].description or ""
+        assert "for everyone" not in text and "partial trust credit" in text
+        assert f"{gate.trust_full_credit:g} can still execute" in text
+        await ok(client.call_tool, "colony_record_outcome", record_args("reporter", "pkg.failed", passed=False))
+        full = await ok(client.call_tool, "colony_propose_action", propose_args("full-credit", "pkg.failed"))
+        partial = await ok(client.call_tool, "colony_propose_action", propose_args("partial-credit", "pkg.failed"))
+    assert (full["decision"], partial["decision"]) == ("execute", "hold")  # what the description now says

@@ -23,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.mcp.support import ServerProcess, ok, propose_args, record_args, register_agents, start_http_server
 
 TARGET = "pkg.victim"
+PROTOCOL = "2026-07-28"
 CONCURRENT = 8
 
 
@@ -41,7 +42,8 @@ async def _flood(server: ServerProcess, tokens: list[str], n: int) -> list[str]:
     async def one(token: str) -> None:
         async with limiter:
             http = httpx.AsyncClient(transport=transport, headers={"Authorization": f"Bearer {token}"}, timeout=60)
-            async with Client(streamable_http_client(server.url, http_client=http)) as client:  # type: ignore[arg-type]
+            # the version pinned: no discovery round trip per identity (the trusted agent's client negotiates as usual)
+            async with Client(streamable_http_client(server.url, http_client=http), mode=PROTOCOL) as client:  # type: ignore[arg-type]
                 for _ in range(n):
                     verdict = await ok(client.call_tool, "colony_propose_action", _own(propose_args("x", TARGET)))
                     decisions.append(verdict["decision"])
