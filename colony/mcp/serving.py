@@ -67,13 +67,15 @@ def stdio_access(tools: ColonyTools, args: argparse.Namespace) -> AccessPolicy:
 
 def http_auth(args: argparse.Namespace, registry: AgentRegistry | None) -> tuple[TokenVerifier, str, str | None]:
     """(verifier, a line saying which mode is on, a generated token to print once or None)."""
-    agents = registry.count_active() if registry is not None else 0
-    mode = args.auth if args.auth != "auto" else ("agents" if agents else "shared")
+    # once a state file has ever had agents, it stays in per-agent mode: revoking the last one must not reopen
+    # the shared token
+    known = len(registry.records()) if registry is not None else 0
+    mode = args.auth if args.auth != "auto" else ("agents" if known else "shared")
     if mode == "agents":
         assert registry is not None
-        if not agents:
+        if not known:
             raise ValidationError("--auth", "agents: the state file has no registered agent (add one with colony agents add)")
-        return auth.RegistryTokenVerifier(registry), f"per-agent tokens ({agents} registered agents)", None
+        return auth.RegistryTokenVerifier(registry), f"per-agent tokens ({registry.count_active()} registered agents)", None
     token, generated = auth.resolve_shared_token()
     return auth.SharedTokenVerifier(token), "one shared token (single-user mode)", token if generated else None
 

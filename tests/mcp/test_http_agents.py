@@ -244,3 +244,25 @@ def test_the_serving_line_comes_only_once_the_port_accepts_connections() -> None
         assert reply.status_code == 200
     finally:
         server.stop()
+
+
+def test_revoking_every_agent_does_not_reopen_the_shared_token(tmp_path: Path) -> None:
+    from colony.agent_registry import AgentRegistry
+    from colony.storage import StateDB
+
+    state = tmp_path / "colony.sqlite"
+    register_agents(state, "only")
+    db = StateDB(state)
+    AgentRegistry(db.conn, db.lock).revoke("only")
+    db.close()
+    server = start_http_server("--state", str(state), token=TOKEN)
+    assert server.url is not None
+    try:
+        assert "authentication: per-agent tokens (0 registered agents)" in server.stderr
+        with httpx.Client(timeout=30) as h:
+            reply = h.post(
+                server.url, json=initialize_message("2025-06-18"), headers={**ACCEPT, "authorization": f"Bearer {TOKEN}"}
+            )
+        assert reply.status_code == 401
+    finally:
+        server.stop()
