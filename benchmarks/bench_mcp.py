@@ -36,6 +36,7 @@ import httpx
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from benchmarks import mcp_breakdown as B
 from benchmarks import mcp_http as H
 from benchmarks.common import summary_us, write_artefact
 from colony.server import build_server
@@ -238,7 +239,7 @@ def main(argv: list[str]) -> int:
             f"Streamable HTTP, {label}: {run['calls_per_second']:.0f} calls/s, p50 {run['latency']['median_us'] / 1e3:.2f} ms, "
             f"server CPU {run['server_cpu_us_per_call']:.0f} us per call"
         )
-    layers = H.breakdown(rounds=rounds)
+    layers = B.breakdown(rounds=rounds)
     print("where a propose call's server CPU goes (in process, median of interleaved batches):")
     for name, row in layers["layers"].items():
         print(f"  {name:<24} {row['median_cpu_us']:8.1f} us")
@@ -248,12 +249,12 @@ def main(argv: list[str]) -> int:
         f"  => kernel {layers['kernel_us']:.0f} us, SDK tool layer {layers['sdk_tool_layer_us']:.0f} us, SDK HTTP layer "
         f"{layers['sdk_http_layer_us']:.0f} us, agent-token auth {layers['auth_agent_us']:.0f} us, uvicorn and sockets ~{uvicorn_us:.0f} us"
     )
-    auth_cost = H.auth_cost(n=2000 if args.quick else 10000)
+    auth_cost = B.auth_cost(n=2000 if args.quick else 10000)
     print(
         f"authentication per call: SDK bearer backend with an agent token {auth_cost['sdk_backend_agent_token_us']:.1f} us "
         f"(shared token {auth_cost['sdk_backend_shared_token_us']:.1f} us), access policy {auth_cost['admit_registry_only_us']:.1f} us"
     )
-    hot = H.hot_spots(calls=100 if args.quick else 300)
+    hot = B.hot_spots(calls=100 if args.quick else 300)
     print("hot spots of the in-process HTTP path (own time per request, under the profiler):")
     for row in hot[:8]:
         print(f"  {row['own_us_per_request']:7.1f} us  x{row['calls_per_request']:<5.1f} {row['function']}")
