@@ -27,6 +27,7 @@ from colony.falsification.containment import configured_root
 __all__ = [
     "PROJECT_ENV",
     "ProjectLayout",
+    "check_not_hidden",
     "find_project",
     "inside",
     "is_inside",
@@ -98,15 +99,7 @@ def writable_inside(root: Path, value: str | os.PathLike[str], *, field: str = "
     command at the next ``git status``).
     """
     resolved = inside(root, value, field=field, must_exist=False, allow_root=False)
-    parts = resolved.relative_to(root).parts
-    hidden = next((p for p in parts if p.startswith(".")), None)
-    if hidden is not None:
-        raise PathSafetyError(
-            os.fspath(value), str(root), f"is in or is a hidden path ({hidden!r}); nothing is written there under"
-        )
-    for depth in range(1, len(parts)):
-        if (root.joinpath(*parts[:depth]) / "pyvenv.cfg").is_file():
-            raise PathSafetyError(os.fspath(value), str(root), "is inside a virtual environment; nothing is written there under")
+    check_not_hidden(root, resolved, os.fspath(value))
     if resolved.is_dir():
         raise ValidationError(field, f"{os.fspath(value)!r} is a directory", value=value)
     if (resolved.exists() or resolved.is_symlink()) and not force:
@@ -114,6 +107,17 @@ def writable_inside(root: Path, value: str | os.PathLike[str], *, field: str = "
             f"{field}: {os.fspath(value)!r} already exists (pass --force to overwrite it)", ident=os.fspath(value)
         )
     return resolved
+
+
+def check_not_hidden(root: Path, resolved: Path, shown: str) -> None:
+    """Refuse a resolved path (inside ``root``) in or at a hidden name, or inside a virtual environment."""
+    parts = resolved.relative_to(root).parts
+    hidden = next((p for p in parts if p.startswith(".")), None)
+    if hidden is not None:
+        raise PathSafetyError(shown, str(root), f"is in or is a hidden path ({hidden!r}); nothing is written there under")
+    for depth in range(1, len(parts)):
+        if (root.joinpath(*parts[:depth]) / "pyvenv.cfg").is_file():
+            raise PathSafetyError(shown, str(root), "is inside a virtual environment; nothing is written there under")
 
 
 def write_new_file(root: Path, target: Path, text: str, *, field: str = "path", force: bool = False) -> None:

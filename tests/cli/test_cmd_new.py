@@ -112,3 +112,12 @@ def test_a_metadata_file_linked_out_of_the_project_is_refused(colony: Runner, ti
     result = colony("new", "escape", "--json", "--project", tiny)
     assert result.code == 2 and "leads out of the project through a symlink" in result.json["error"]
     assert outside.read_text(encoding="utf-8") == before and _digest(tiny) == digest
+
+
+def test_nothing_is_scaffolded_into_a_hidden_directory(colony: Runner, tiny: Path) -> None:
+    (tiny / ".git").mkdir(exist_ok=True)
+    (tiny / ".git" / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n', encoding="utf-8")
+    digest = _digest(tiny)
+    result = colony("new", "sneaky", "--template", "notebook", "--path", ".git", "--json", "--project", tiny)
+    assert result.code == 2 and "hidden path ('.git')" in result.json["error"]
+    assert not any((tiny / ".git").rglob("*sneaky*")) and _digest(tiny) == digest
