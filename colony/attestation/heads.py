@@ -4,8 +4,8 @@ Every event's signature covers the event and its link to the one before, but not
 comes after it: deleting the newest events of a run, or a whole run, leaves a chain that
 still verifies. So every append also signs a *head* — the run, its last sequence, last hash
 and event count, and the ledger's total events and runs at that moment — stored as the
-run's head (``attestation_heads``) and as the ledger's head (``attestation_meta``). One
-signature per append serves both. Validation compares the stored events with the heads:
+run's head and as the ledger's head (two rows of ``attestation_heads``; the ledger's has
+the run id ``""``, which no run can have). One signature per append serves both. Validation compares the stored events with the heads:
 a run that ends before its head was truncated; a ledger holding fewer events or runs than
 its head lost some. (A file rolled back whole, heads included, to an earlier state cannot
 be told from that state without an anchor kept elsewhere.)
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from colony.attestation.canonical import canonical_json
@@ -34,12 +34,24 @@ __all__ = ["Head", "advance", "create_schema", "ledger_problems", "run_head", "r
 _TAG = b"colony-attestation/1.0 head="
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS attestation_heads (
-    run_id TEXT PRIMARY KEY,
-    head_json TEXT NOT NULL,
+    row_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    sequence INTEGER NOT NULL,
+    event_hash TEXT NOT NULL,
+    event_count INTEGER NOT NULL,
+    ledger_events INTEGER NOT NULL,
+    ledger_runs INTEGER NOT NULL,
     signature_json TEXT NOT NULL
 )
 """
-_LEDGER_KEY = "ledger_head"
+_LEDGER_ROW = ""  # the ledger's head; a run's head is keyed by its (non-empty) run id
+_COLUMNS = "run_id, sequence, event_hash, event_count, ledger_events, ledger_runs, signature_json"
+_UPSERT = (
+    f"INSERT INTO attestation_heads (row_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (row_id) DO UPDATE SET run_id = excluded.run_id, sequence = excluded.sequence,"
+    " event_hash = excluded.event_hash, event_count = excluded.event_count, ledger_events = excluded.ledger_events,"
+    " ledger_runs = excluded.ledger_runs, signature_json = excluded.signature_json"
+)
 Problem = tuple[S, str]
 
 
@@ -56,7 +68,15 @@ class Head:
 
     def signing_bytes(self) -> bytes:
         """What the signer signs: a domain tag and the canonical JSON of the head."""
-        return _TAG + canonical_json(asdict(self), field="head")
+        fields = {
+            "event_count": self.event_count,
+            "event_hash": self.event_hash,
+            "ledger_events": self.ledger_events,
+            "ledger_runs": self.ledger_runs,
+            "run_id": self.run_id,
+            "sequence": self.sequence,
+        }
+        return _TAG + canonical_json(fields, field="head")
 
     def verifies(self, signature: Any, signer: Signer) -> bool:
         """True iff ``signature`` is ``signer``'s over this head."""
@@ -77,15 +97,8 @@ class Head:
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
-    """Create the heads table if absent (the ledger's head lives in ``attestation_meta``)."""
+    """Create the heads table if absent."""
     conn.execute(_SCHEMA)
-
-
-def _loads(text: Any) -> Any:
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError):
-        return None
 
 
 def _table_exists(conn: sqlite3.Connection) -> bool:
@@ -93,49 +106,44 @@ def _table_exists(conn: sqlite3.Connection) -> bool:
     return row is not None
 
 
-def run_head(conn: sqlite3.Connection, run_id: str) -> tuple[Head | None, Any] | None:
-    """(head, signature) stored for ``run_id`` (head None if unreadable), or None if the run has no head row."""
+def _read(conn: sqlite3.Connection, row_id: str) -> tuple[Head | None, Any] | None:
     if not _table_exists(conn):  # a ledger file written before heads existed, opened read-only
         return None
-    row = conn.execute("SELECT head_json, signature_json FROM attestation_heads WHERE run_id = ?", (run_id,)).fetchone()
-    return None if row is None else (Head.from_data(_loads(row[0])), _loads(row[1]))
-
-
-def _ledger_head(conn: sqlite3.Connection) -> tuple[Head | None, Any] | None:
-    row = conn.execute("SELECT value FROM attestation_meta WHERE key = ?", (_LEDGER_KEY,)).fetchone()
+    row = conn.execute(f"SELECT {_COLUMNS} FROM attestation_heads WHERE row_id = ?", (row_id,)).fetchone()
     if row is None:
         return None
-    stored = _loads(row[0])
-    if not isinstance(stored, dict):
-        return None, None
-    return Head.from_data(stored.get("head")), stored.get("signature")
+    try:
+        signature = json.loads(row[-1])
+    except (TypeError, ValueError):
+        signature = None
+    return Head.from_data(
+        dict(zip(("run_id", "sequence", "event_hash", "event_count", "ledger_events", "ledger_runs"), row[:-1], strict=True))
+    ), signature
+
+
+def run_head(conn: sqlite3.Connection, run_id: str) -> tuple[Head | None, Any] | None:
+    """(head, signature) stored for ``run_id`` (head None if unreadable), or None if the run has no head row."""
+    return _read(conn, run_id) if run_id else None
 
 
 def runs_with_heads(conn: sqlite3.Connection) -> list[str]:
     """Every run that has a head row (including runs whose events are all gone)."""
-    return [r[0] for r in conn.execute("SELECT run_id FROM attestation_heads")] if _table_exists(conn) else []
+    if not _table_exists(conn):
+        return []
+    return [r[0] for r in conn.execute("SELECT row_id FROM attestation_heads WHERE row_id != ?", (_LEDGER_ROW,))]
 
 
 def advance(conn: sqlite3.Connection, event: LedgerEvent, signer: Signer) -> Head:
     """Sign and store the heads after ``event`` was inserted (inside the same write transaction)."""
-    previous = _ledger_head(conn)
-    last = previous[0] if previous is not None else None
+    last = conn.execute("SELECT ledger_events, ledger_runs FROM attestation_heads WHERE row_id = ?", (_LEDGER_ROW,)).fetchone()
     if last is None:  # the first append, or a ledger written before heads existed: count once
         total, runs = conn.execute("SELECT count(*), count(DISTINCT run_id) FROM attestation_events").fetchone()
     else:
-        total, runs = last.ledger_events + 1, last.ledger_runs + (1 if event.sequence == 1 else 0)
+        total, runs = last[0] + 1, last[1] + (1 if event.sequence == 1 else 0)
     head = Head(event.run_id, event.sequence, event.event_hash, event.sequence, int(total), int(runs))
-    signature = signer.sign(head.signing_bytes())
-    conn.execute(
-        "INSERT INTO attestation_heads (run_id, head_json, signature_json) VALUES (?, ?, ?)"
-        " ON CONFLICT (run_id) DO UPDATE SET head_json = excluded.head_json, signature_json = excluded.signature_json",
-        (event.run_id, json.dumps(asdict(head), sort_keys=True), json.dumps(signature, sort_keys=True)),
-    )
-    ledger = json.dumps({"head": asdict(head), "signature": signature}, sort_keys=True)
-    conn.execute(
-        "INSERT INTO attestation_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        (_LEDGER_KEY, ledger),
-    )
+    signature = json.dumps(signer.sign(head.signing_bytes()), sort_keys=True)
+    values = (head.run_id, head.sequence, head.event_hash, head.event_count, head.ledger_events, head.ledger_runs, signature)
+    conn.executemany(_UPSERT, ((event.run_id, *values), (_LEDGER_ROW, *values)))
     return head
 
 
@@ -171,7 +179,7 @@ def run_problems(
 def ledger_problems(conn: sqlite3.Connection, signer: Signer) -> list[Problem]:
     """What the whole ledger contradicts in its signed head: removed events or runs."""
     total, runs = conn.execute("SELECT count(*), count(DISTINCT run_id) FROM attestation_events").fetchone()
-    stored = _ledger_head(conn)
+    stored = _read(conn, _LEDGER_ROW)
     if stored is None:
         return [(S.BAD_HEAD, "the ledger has no signed head: it cannot be checked for removed runs")] if total else []
     head, signature = stored

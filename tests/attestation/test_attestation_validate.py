@@ -112,7 +112,7 @@ def test_deleting_a_whole_run_is_reported(file_ledger: AttestationLedger, sql: s
     assert "gone" in file_ledger.runs()  # its signed head is still there
     gone = file_ledger.validate("gone")
     assert gone.status == "truncated" and "run 'gone' was deleted" in gone.errors[0].message
-    sql.execute("DELETE FROM attestation_heads WHERE run_id = 'gone'")  # the forger removes the run's head too
+    sql.execute("DELETE FROM attestation_heads WHERE row_id = 'gone'")  # the forger removes the run's head too
     assert file_ledger.runs() == ["kept"]
     kept = file_ledger.validate("kept")
     assert statuses(kept) == [] and not kept.valid
@@ -134,10 +134,9 @@ def test_events_added_behind_the_ledgers_back_leave_the_heads_behind(
 
 def test_a_missing_or_forged_head_is_reported(file_ledger: AttestationLedger, sql: sqlite3.Connection) -> None:
     run_to(AttestedLifecycle(file_ledger, run_id="r"), "p1", "verdict")
-    sql.execute("UPDATE attestation_heads SET head_json = replace(head_json, '\"sequence\": 2', '\"sequence\": 1')")
+    sql.execute("UPDATE attestation_heads SET sequence = 1 WHERE row_id = 'r'")  # an older head, but unsigned
     assert head_statuses(file_ledger.validate("r"))[0] == (2, "bad_head")
     sql.execute("DELETE FROM attestation_heads")
-    sql.execute("DELETE FROM attestation_meta WHERE key = 'ledger_head'")
     result = file_ledger.validate("r")
     assert [e.message for e in result.errors] == [
         "run 'r' has no signed head: it cannot be checked for truncation",

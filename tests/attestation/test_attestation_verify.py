@@ -139,7 +139,7 @@ def test_ledger_verify_reports_truncated_and_deleted_runs(hmac_file: Path, capsy
     conn = sqlite3.connect(hmac_file)
     conn.execute("DELETE FROM attestation_events WHERE run_id = 'a' AND sequence > 3")
     conn.execute("DELETE FROM attestation_events WHERE run_id = 'b'")
-    conn.execute("DELETE FROM attestation_heads WHERE run_id = 'b'")
+    conn.execute("DELETE FROM attestation_heads WHERE row_id = 'b'")
     conn.commit()
     conn.close()
     assert main([str(hmac_file), "--hmac-key-file", _key_file(hmac_file)]) == 1
