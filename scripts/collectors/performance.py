@@ -105,6 +105,46 @@ def mcp(ctx: CollectContext) -> dict[str, Any]:
             **pick(load, ("clients", "calls_per_client", "total_calls", "calls_per_second", "seconds")),
             "latency": pick(load.get("call_latency_under_load"), TIMING),
         },
+        **_mcp_http(res),
+    }
+
+
+def _mcp_http(res: dict[str, Any]) -> dict[str, Any]:
+    """The HTTP server alone (lean clients), where its CPU goes, what authentication costs, the load it ran under."""
+    capacity = res.get("http_capacity") or {}
+    breakdown = res.get("http_breakdown") or {}
+    run = ("clients", "calls", "calls_per_second", "server_cpu_us_per_call")
+    return {
+        "http_capacity": {
+            "single": {**pick(capacity.get("single"), run), "latency": pick(dig(capacity, "single", "latency"), TIMING)},
+            "concurrent": {
+                **pick(capacity.get("concurrent"), run),
+                "latency": pick(dig(capacity, "concurrent", "latency"), TIMING),
+            },
+        },
+        "http_breakdown": pick(
+            breakdown, ("kernel_us", "sdk_tool_layer_us", "sdk_http_layer_us", "auth_agent_us", "uvicorn_and_sockets_us")
+        ),
+        "auth_cost": pick(
+            res.get("auth_cost"),
+            ("sdk_backend_agent_token_us", "sdk_backend_shared_token_us", "admit_registry_only_us", "total_agent_token_us"),
+        ),
+        "failed_auth": pick(
+            res.get("failed_auth"), ("seconds", "attempts", "tokens_checked", "tokens_checked_per_second", "turned_away_429")
+        ),
+        "http_targets": {
+            name: pick(dig(res, "http_targets", name), ("measured", "target", "met"))
+            for name in (
+                "http_propose_p50_ms",
+                "http_8_sdk_clients_calls_per_s",
+                "http_8_lean_clients_calls_per_s",
+                "auth_overhead_us",
+            )
+        },
+        "load_average": {
+            "before": dig(res, "load_average", "before", default=[None])[0],
+            "after": dig(res, "load_average", "after", default=[None])[0],
+        },
     }
 
 

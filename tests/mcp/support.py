@@ -20,6 +20,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
+from colony.agent_registry import AgentRegistry
+from colony.storage import StateDB
+
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token-3f6c1a9e0b7d4c52"
 TOOL_NAMES = (
@@ -124,8 +127,8 @@ def check_tool_list(tools: Sequence[Any], *, attested: bool = False) -> None:
         assert a.open_world_hint is False
         assert a.idempotent_hint is read_only
     by_name = {t.name: t for t in tools}
+    # agent_id may be left out: a server that knows the caller fills it in (colony.mcp.access)
     assert by_name["colony_propose_action"].input_schema["required"] == [
-        "agent_id",
         "action_type",
         "target",
         "rationale",
@@ -245,10 +248,23 @@ class ServerProcess:
         return Client(streamable_http_client(self.url, http_client=httpx.AsyncClient(headers=headers, timeout=60)), **kwargs)
 
 
+def register_agents(state: Path, *names: str, role: str = "agent") -> dict[str, str]:
+    """Register ``names`` in the state file's agent registry (the real one); return name → token."""
+    db = StateDB(state)
+    try:
+        registry = AgentRegistry(db.conn, db.lock)
+        return {name: registry.add(name, role=role).token for name in names}
+    finally:
+        db.close()
+
+
 def start_http_server(
     *args: str, token: str | None = TOKEN, timeout: float = 60.0, command: Sequence[str] = SERVER_MODULE
 ) -> ServerProcess:
-    """Start an HTTP server (``python COMMAND --http --port 0 ARGS``) on a free port; return once it serves (or has exited)."""
+    """Start an HTTP server (``python COMMAND --http --port 0 ARGS``) on a free port; return once it announces
+    that it serves (or has exited). ``command`` replaces ``-m colony.server`` (e.g. the gateway's module, or
+    ``-c CODE`` that wraps the server's main).
+    """
     env = {k: v for k, v in os.environ.items() if k != "COLONY_MCP_TOKEN"}
     if token is not None:
         env["COLONY_MCP_TOKEN"] = token
