@@ -29,7 +29,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks
 
 lock:
-	$(PYTHON) -m uv pip compile --universal --python-version 3.11 --extra dev --extra docs --extra formal pyproject.toml -o requirements.lock
+	$(PYTHON) -m uv pip compile --universal --python-version 3.11 --extra dev --extra docs --extra formal --extra research pyproject.toml -o requirements.lock
 
 clean:
 	rm -rf output/* $(VENV) .pytest_cache .ruff_cache .mypy_cache
