@@ -1,0 +1,1 @@
+"""Real change histories: extraction (PyDriller + SZZ), labels, Kamei metrics and kernel replay."""
