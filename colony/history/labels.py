@@ -9,7 +9,8 @@ Hygiene rules (each declared; :mod:`colony.history.hygiene` reports their sensit
 
 * merges carry no diff: they are never fixes, never blamed and not replayed;
 * a fix that blames more than ``blame_cap`` distinct commits labels nothing (tangled or sweeping changes);
-* renames are followed (blame follows the file; Kamei histories move with it);
+* renames are followed (blame follows the file; Kamei histories move with it); ``follow_renames=False``
+  drops the blame reached only through a rename, for the sensitivity analysis;
 * a fix with no countable removed line ("adds only") labels nothing; the dataset counts them;
 * right censoring: a commit is judged only when its whole horizon lies inside the history.
 
@@ -54,6 +55,7 @@ class LabelRules:
     blame_cap: int | None = 20
     escape_days: float = 1.0
     session_gap_hours: float = 2.0
+    follow_renames: bool = True
 
     def __post_init__(self) -> None:
         if self.fix_rule not in FIX_RULES:
@@ -108,7 +110,7 @@ def derive_labels(records: Sequence[dict[str, Any]], rules: LabelRules) -> dict[
         if r["merge"]:
             continue
         if r["fix"].get(rules.fix_rule) and r["blame"]:
-            blamed = sorted({b[0] for b in r["blame"]})
+            blamed = sorted({b[0] for b in r["blame"] if rules.follow_renames or not b[2]})
             if rules.blame_cap is None or len(blamed) <= rules.blame_cap:
                 for ident in blamed:
                     add(ident, r, "szz")
