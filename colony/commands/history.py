@@ -3,8 +3,10 @@
 ``colony history extract REPO_OR_BUNDLE --name N [--oidmap F] [--output data/history]``
 writes ``<output>/<N>.jsonl.gz`` and ``<N>.manifest.json`` (byte-identical on every run),
 showing a progress bar; per-commit work is cached under ``--cache`` (default
-``output/.cache/history``). ``colony history verify [MANIFEST...]`` checks committed datasets
-against their manifests and exits 1 on a mismatch.
+``output/.cache/history``). ``colony history study`` checks every committed dataset against its
+manifest (a mismatch is an error: exit 2), replays each through the kernel under every condition
+and variant, and writes ``output/history/study.json``. ``colony history verify [MANIFEST...]``
+checks committed datasets against their manifests and exits 1 on a mismatch.
 """
 
 from __future__ import annotations
@@ -40,6 +42,18 @@ def register(subparsers: Any) -> None:
     ex.add_argument("--quiet", action="store_true", help="no progress bar")
     ex.add_argument("--json", action="store_true", help="print the manifest's counts as JSON")
     ex.set_defaults(func=extract_command)
+    st = actions.add_parser(
+        "study", help="replay every committed dataset through the kernel and test the preregistered hypotheses"
+    )
+    st.add_argument("--data", default=DEFAULT_OUTPUT, help=f"dataset directory (default {DEFAULT_OUTPUT})")
+    st.add_argument("--output", default="output/history", help="where study.json goes (default output/history)")
+    st.add_argument(
+        "--cache", default="output/.cache/history-study", help="per-evaluation cache (default output/.cache/history-study)"
+    )
+    st.add_argument("--config", help="a history.yaml to use instead of the packaged one")
+    st.add_argument("--workers", type=int, default=2, help="worker processes (results do not depend on it; default 2)")
+    st.add_argument("--quiet", action="store_true", help="no progress lines")
+    st.set_defaults(func=study_command)
     ve = actions.add_parser("verify", help="check committed datasets against their manifests")
     ve.add_argument(
         "manifests", nargs="*", metavar="MANIFEST", help=f"manifest files (default: {DEFAULT_OUTPUT}/*.manifest.json)"
@@ -92,6 +106,30 @@ def extract_command(args: argparse.Namespace) -> int:
             f"{args.name}: {counts['commits']} commits ({counts['merges']} merges), kinds {counts['kinds']}, "
             f"fixes {counts['fixes']}, sha256 {result.manifest['sha256_gz'][:16]}…"
         )
+    return 0
+
+
+def study_command(args: argparse.Namespace) -> int:
+    from colony.errors import ValidationError
+    from colony.history.study import run_study
+
+    if args.workers < 1:
+        raise ValidationError("--workers", "must be a positive integer", value=args.workers)
+
+    def say(line: str) -> None:
+        if not args.quiet:
+            print(f"history study: {line}", file=sys.stderr, flush=True)
+
+    result = run_study(data_dir=args.data, cache_dir=args.cache, config=args.config, workers=args.workers, progress=say)
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "study.json").write_text(json.dumps(result, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+    for t in result["hypotheses"]["tests"]:
+        if t["scope"] == "pooled" or not args.quiet:
+            est = "n/a" if t["estimate"] is None else f"{t['estimate']:+.3f}"
+            verdict = "rejected" if t["reject"] else "not rejected"
+            say(f"{t['hypothesis']} {t['scope']}: {est} (Holm p={t['p_holm']}) {verdict}")
+    print(str(out / "study.json"))
     return 0
 
 
