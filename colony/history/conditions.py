@@ -203,8 +203,12 @@ def build_history_conditions(cfg: HistoryConfig) -> tuple[HistoryCondition, ...]
     return tuple(_REGISTRY[n](cfg) for n in cfg.conditions.order)
 
 
-for _name, _score in _KERNEL_SCORES.items():
-    register_history_condition(_name, lambda cfg, n=_name, s=_score: KernelCondition(_kernel_conditions()[n], s))
+def _kernel_factory(name: str) -> Callable[[HistoryConfig], HistoryCondition]:
+    return lambda cfg: KernelCondition(_kernel_conditions()[name], _KERNEL_SCORES[name])
+
+
+for _name in _KERNEL_SCORES:
+    register_history_condition(_name, _kernel_factory(_name))
 register_history_condition("hazard_only", lambda cfg: HazardOnly(cfg.conditions.hazard_window_days))
 register_history_condition(
     "jit_lr",

@@ -100,6 +100,10 @@ class Statistics(_Model):
     seed: Annotated[int, Field(ge=0)]
 
 
+class Sanity(_Model):
+    published_jit_auc: tuple[Annotated[float, Field(gt=0, le=1)], Annotated[float, Field(gt=0, le=1)]]
+
+
 class HistoryConfig(_Model):
     """The validated ``history.yaml``."""
 
@@ -109,6 +113,7 @@ class HistoryConfig(_Model):
     replay: Replay
     conditions: Conditions
     metrics: Metrics
+    sanity: Sanity
     statistics: Statistics
     sha256: str = ""
 

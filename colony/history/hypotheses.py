@@ -69,7 +69,7 @@ def _as_arrays(raw: dict[str, Any], strata: int, offset: int) -> dict[str, Any]:
 
 
 def _concat(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    out = {k: np.concatenate([p[k] for p in parts]) for k in ("y", "agent", "trust", "block", "strata")}
+    out: dict[str, Any] = {k: np.concatenate([p[k] for p in parts]) for k in ("y", "agent", "trust", "block", "strata")}
     out["scores"] = {c: np.concatenate([p["scores"][c] for p in parts]) for c in parts[0]["scores"]}
     return out
 

@@ -35,7 +35,7 @@ def auc(scores: np.ndarray, y: np.ndarray) -> float | None:
     return float((ranks[y].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
 
-def curve(scores: np.ndarray, y: np.ndarray, *, points: int = 101) -> dict[str, list[float]]:
+def curve(scores: np.ndarray, y: np.ndarray, *, points: int = 101) -> dict[str, list[float | None]]:
     """Trade-off curve over every threshold: share held, share of inducing held (recall), precision.
 
     Thresholds run from "hold nothing" to "hold everything"; at most ``points`` are kept (evenly
@@ -53,11 +53,12 @@ def curve(scores: np.ndarray, y: np.ndarray, *, points: int = 101) -> dict[str, 
     recall = caught / n1 if n1 else np.zeros_like(share)
     precision = np.where(held > 0, caught / np.maximum(held, 1), np.nan)
     keep = np.unique(np.r_[0, len(share) - 1, np.searchsorted(share, np.linspace(0, 1, points))].clip(0, len(share) - 1))
-    return {
+    out: dict[str, list[float | None]] = {
         "held_share": [round(float(x), 6) for x in share[keep]],
         "recall": [round(float(x), 6) for x in recall[keep]],
         "precision": [None if np.isnan(x) else round(float(x), 6) for x in precision[keep]],
     }
+    return out
 
 
 def effort_recall(scores: np.ndarray, y: np.ndarray, effort: np.ndarray, *, share: float) -> float | None:

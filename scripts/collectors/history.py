@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from colony.history.config import load_history_config
+from colony.history.jit import JIT_FEATURES
+from colony.history.kamei import KAMEI_METRICS
 from scripts.collectors import CollectContext, collector
 from scripts.collectors.shape import dig, pick
 from scripts.hashing import file_sha256
@@ -130,6 +132,9 @@ def history(ctx: CollectContext) -> dict[str, Any]:
         "datasets": list(cfg.datasets),
         "conditions": order,
         "condition_count": len(order),
+        "kamei_metric_count": len(KAMEI_METRICS),
+        "jit_feature_count": len(JIT_FEATURES),
+        "hypothesis_count": len(hypotheses),
         "parameters": {
             "horizon_days": cfg.replay.horizon_days,
             "horizon_variants": list(cfg.replay.horizon_variants),
@@ -149,6 +154,8 @@ def history(ctx: CollectContext) -> dict[str, Any]:
             "resamples": cfg.statistics.bootstrap_resamples,
             "confidence": cfg.statistics.confidence,
             "alpha": cfg.statistics.alpha,
+            "published_auc_low": cfg.sanity.published_jit_auc[0],
+            "published_auc_high": cfg.sanity.published_jit_auc[1],
         },
         "repos": repos,
         "hypotheses": hypotheses,
@@ -156,5 +163,5 @@ def history(ctx: CollectContext) -> dict[str, Any]:
         "rejected": sum(1 for t in tests if t.get("reject")),
         "pooled_commits": dig(data, "hypotheses", "commits", "pooled"),
         "jit_max_auc": max(jit) if jit else None,
-        "jit_in_published_range": bool(jit) and max(jit) >= 0.7,
+        "jit_in_published_range": bool(jit) and max(jit) >= cfg.sanity.published_jit_auc[0],
     }
