@@ -105,8 +105,13 @@ def fixture_repo(tmp_path_factory: pytest.TempPathFactory) -> FixtureRepo:
 
 
 @pytest.fixture(scope="session")
-def extracted(fixture_repo: FixtureRepo, tmp_path_factory: pytest.TempPathFactory):
+def extracted_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the session's fixture dataset is written (``fixture.jsonl.gz`` + manifest)."""
+    return tmp_path_factory.mktemp("extracted")
+
+
+@pytest.fixture(scope="session")
+def extracted(fixture_repo: FixtureRepo, extracted_dir: Path):
     from colony.history.extract import extract
 
-    out = tmp_path_factory.mktemp("extracted")
-    return extract(fixture_repo.path, name="fixture", output_dir=out, upstream_repository="local/fixture")
+    return extract(fixture_repo.path, name="fixture", output_dir=extracted_dir, upstream_repository="local/fixture")
