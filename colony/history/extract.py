@@ -359,6 +359,10 @@ def _stats(records: list[dict[str, Any]], aliases: AliasIndex) -> dict[str, Any]
         "reverts": sum(1 for r in plain if r["revert"]),
         "reverts_resolved": sum(1 for r in plain if r["reverts"]),
         "blamed_pairs": sum(len(r["blame"]) for r in candidates),
+        "labels": {  # inducing -> revealing links before any fix rule or cap is applied
+            "szz": len({(b[0], r["id"]) for r in candidates for b in r["blame"]}),
+            "revert": sum(1 for r in plain if r["reverts"]),
+        },
         "blamed_via_rename": sum(1 for r in candidates for b in r["blame"] if b[2]),
         "span": [records[0]["time"], records[-1]["time"]] if records else None,
     }

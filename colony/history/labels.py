@@ -25,7 +25,7 @@ Two views of consequence:
 ...     {"id": "a", "seq": 0, "time": 0, "operator": "ann", "merge": False, "fix": {"subject": False}, "blame": None, "reverts": None},
 ...     {"id": "b", "seq": 1, "time": 600, "operator": "ann", "merge": False, "fix": {"subject": True}, "blame": [["a", 2, False]], "reverts": None},
 ... ]
->>> labels = derive_labels(recs, LabelRules())
+>>> labels = derive_labels(recs, LabelRules(fix_rule="subject", blame_cap=20, escape_days=1.0, session_gap_hours=2.0))
 >>> [(x.inducing, x.fixing, x.latency, x.escaped) for x in labels["a"]]
 [('a', 'b', 600, False)]
 >>> discovery(labels, "a", "escaped") is None
@@ -49,12 +49,12 @@ _DAY = 86400
 
 @dataclass(frozen=True, slots=True)
 class LabelRules:
-    """The declared labelling choices (defaults: ``colony/config/history.yaml``)."""
+    """The declared labelling choices (their values live in ``colony/config/history.yaml``: ``cfg.labels.rules()``)."""
 
-    fix_rule: str = "subject"
-    blame_cap: int | None = 20
-    escape_days: float = 1.0
-    session_gap_hours: float = 2.0
+    fix_rule: str
+    blame_cap: int | None
+    escape_days: float
+    session_gap_hours: float
     follow_renames: bool = True
 
     def __post_init__(self) -> None:

@@ -59,10 +59,10 @@ _WEEK = 7 * _DAY
 
 @dataclass(frozen=True, slots=True)
 class ReplaySettings:
-    """How a replay maps history onto the kernel."""
+    """How a replay maps history onto the kernel (values from ``colony/config/history.yaml``)."""
 
-    horizon_days: float = 30.0
-    tick_seconds: float = _DAY
+    horizon_days: float
+    tick_seconds: float
     view: str = "all"
     censor_days: float | None = None
 

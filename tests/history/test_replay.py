@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from colony.config import default_policy
-from colony.history.labels import LabelRules, derive_labels
+from colony.history.config import load_history_config
+from colony.history.labels import derive_labels
 from colony.history.replay import ReplaySettings, commit_proposal, replay
 from tests.history.conftest import DAY, T0
 
+CFG = load_history_config()
+
 
 def run(extracted, **settings):
-    labels = derive_labels(extracted.records, LabelRules())
-    return {r["id"]: r for r in replay(extracted.records, labels, ReplaySettings(**settings), default_policy())}
+    labels = derive_labels(extracted.records, CFG.labels.rules())
+    base = {"horizon_days": CFG.replay.horizon_days, "tick_seconds": CFG.replay.tick_seconds}
+    return {r["id"]: r for r in replay(extracted.records, labels, ReplaySettings(**{**base, **settings}), default_policy())}
 
 
 def test_outcomes_arrive_when_discovered_and_late_labels_are_counted(extracted, fixture_repo):
