@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
     ex.add_argument("--cache", default=DEFAULT_CACHE, help=f"per-commit cache directory (default {DEFAULT_CACHE})")
     ex.add_argument("--quiet", action="store_true", help="no progress bar")
     ex.add_argument("--json", action="store_true", help="print the manifest's counts as JSON")
-    ex.set_defaults(func=extract_command)
+    ex.set_defaults(func=extract_command, extra="research")
     st = actions.add_parser(
         "study", help="replay every committed dataset through the kernel and test the preregistered hypotheses"
     )
@@ -53,7 +53,7 @@ def register(subparsers: Any) -> None:
     st.add_argument("--config", help="a history.yaml to use instead of the packaged one")
     st.add_argument("--workers", type=int, default=2, help="worker processes (results do not depend on it; default 2)")
     st.add_argument("--quiet", action="store_true", help="no progress lines")
-    st.set_defaults(func=study_command)
+    st.set_defaults(func=study_command, extra="research")
     ve = actions.add_parser("verify", help="check committed datasets against their manifests")
     ve.add_argument(
         "manifests", nargs="*", metavar="MANIFEST", help=f"manifest files (default: {DEFAULT_OUTPUT}/*.manifest.json)"
