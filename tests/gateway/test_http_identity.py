@@ -13,13 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import mcp_types as types
 import psutil
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 from colony.cli import main as cli_main
 from colony.kernel import ColonyKernel, ColonyKernelConfig
+from colony.mcp.gateway.approval import APPROVAL_KEY
 from tests.gateway.conftest import GATEWAY, ROOT, Scratch, gate, upstreams, write_config
+from tests.gateway.test_approval import User
 from tests.mcp.support import TOKEN, ServerProcess, initialize_message, register_agents, start_http_server
 
 pytestmark = pytest.mark.anyio
@@ -217,3 +221,38 @@ def test_http_start_up_errors_say_what_is_wrong_and_start_nothing(
     err = capsys.readouterr().err
     assert "COLONY_MCP_TOKEN: is too weak" in err and "letmein" not in err
     assert {p.pid for p in psutil.Process().children(recursive=True)} == children  # no upstream started for a bad set-up
+
+
+async def test_a_held_call_is_asked_of_its_own_user_over_http_and_another_token_cannot_take_it_over(
+    scratch: Scratch, tmp_path: Path
+) -> None:
+    state = tmp_path / "colony.sqlite"
+    tokens = register_agents(state, "alice", "bob")
+    server = _start(_config(scratch, tmp_path, state))
+    target = scratch.files / "out" / "held.txt"
+    args = _write(target, "approved")
+    yes = {APPROVAL_KEY: types.ElicitResult(action="accept", content={"approve": True})}
+    try:
+        async with server.client(token=tokens["alice"], elicitation_callback=User()) as alice:
+            failed = await alice.call_tool("fs__write_file", _write(target, "v0"))  # its directory does not exist yet
+            assert gate(failed)["outcome"] == "failure"  # the target is now under alice's failure pressure
+            target.parent.mkdir()
+            held = await alice.session.call_tool("fs__write_file", args, allow_input_required=True)
+            assert isinstance(held, types.InputRequiredResult) and held.request_state
+            async with server.client(token=tokens["bob"]) as bob:
+                with pytest.raises(MCPError, match="Invalid or expired requestState"):  # sealed for alice's credentials
+                    await bob.session.call_tool(
+                        "fs__write_file", args, input_responses=yes, request_state=held.request_state, allow_input_required=True
+                    )
+            assert not target.exists()
+            done = await alice.session.call_tool(
+                "fs__write_file", args, input_responses=yes, request_state=held.request_state, allow_input_required=True
+            )
+            assert isinstance(done, types.CallToolResult) and not done.is_error and target.read_text() == "approved"
+        user = User()  # a handshake-era client is asked in the middle of the call, on the call's own SSE stream
+        async with server.client(token=tokens["alice"], elicitation_callback=user, mode="legacy") as legacy:
+            again = await legacy.call_tool("fs__write_file", _write(target, "approved again"))
+        assert not again.is_error and gate(again)["approved_by"] == "the user approved through MCP elicitation"
+        assert len(user.questions) == 1 and target.read_text() == "approved again"
+    finally:
+        assert server.stop() == 0, server.stderr

@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValidationError("--agent-id", str(exc).partition(": ")[2], value=args.agent_id) from None
     config = config_from(args)
     kernel = open_kernel(config.kernel)
+    endpoint: serving.HttpEndpoint | None = None
     try:
         bound, chosen = _bound(args, config, kernel)
         endpoint = serving.open_endpoint(args, chosen) if chosen is not None else None
@@ -108,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         with contextlib.suppress(KeyboardInterrupt):
             anyio.run(_serve, config, kernel, args, bound, endpoint)
     finally:
+        if endpoint is not None:
+            endpoint.sock.close()  # also when the upstreams or the kernel failed before uvicorn took the socket
         kernel.close()
     return 0
 
