@@ -160,14 +160,16 @@ async def bench_http(clients: int, calls: int, n_latency: int) -> dict[str, Any]
     state, tokens = H.registered_state(*names, operators=("bench-agent",))
     operator = tokens["bench-agent"]
     server = H.start_server("--state", str(state), token=None)
+    url = server.url
+    assert url is not None  # start_server returns only once the server announced it
     try:
-        async with _http_client(server.url, operator) as client:
+        async with _http_client(url, operator) as client:
             latency = await _latencies(client.call_tool, n_latency)
         samples: list[float] = []
         start = time.perf_counter()
         async with anyio.create_task_group() as tg:
             for i, name in enumerate(names):
-                tg.start_soon(_mixed, server.url, i, tokens[name], calls, samples)
+                tg.start_soon(_mixed, url, i, tokens[name], calls, samples)
         elapsed = time.perf_counter() - start
     finally:
         server.stop()

@@ -1,6 +1,9 @@
 """Helpers of the MCP benchmark for Streamable HTTP: a server process, a lean client, CPU per call.
 
-* :func:`start_server`: ``python -m colony.server --http`` (optionally on a state file with registered agents);
+* :func:`spawn_http_server`: an HTTP server process (``colony mcp`` by default, or another command such as the
+  gateway's), returned once it announces its address; the MCP tests start theirs with it too;
+* :func:`start_server`: ``python -m colony.server --http`` (optionally on a state file with registered agents,
+  :func:`registered_state`);
 * :class:`LeanClient`: one keep-alive HTTP/1.1 connection posting the protocol's JSON-RPC
   (revision 2026-07-28, stateless: every call is one POST); much cheaper than the SDK client,
   so a run with it measures the server rather than the client;
@@ -21,9 +24,11 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import psutil
 
@@ -36,6 +41,7 @@ TOKEN = "bench-shared-" + "9f3c1e7a5b2d8c4e6a0f1b3d5c7e9a2b"
 EVIDENCE = json.dumps({"tests": ["tests/test_core.py::test_tick"], "metrics": ["error rate < 1%"]})
 PROTOCOL = "2026-07-28"
 IDLE_RECONNECT_S = 3.0
+SERVER_MODULE = ("-m", "colony.server")
 
 
 def propose_args(agent: str, i: int) -> dict[str, Any]:
@@ -63,39 +69,59 @@ def warm_args(agent: str, i: int) -> dict[str, Any]:
 
 @dataclass
 class Server:
-    """A running ``colony.server --http`` process (what it prints on stderr is kept in ``lines``)."""
+    """A running HTTP server process (``colony mcp --http`` or ``colony gateway --http``).
+
+    ``lines`` holds what it printed on stderr (still growing while it runs); ``url`` is the
+    address it announced, None when it exited first.
+    """
 
     proc: subprocess.Popen[str]
-    url: str
-    host: str
-    port: int
     lines: list[str] = field(default_factory=list)
+    url: str | None = None
 
     @property
     def stderr(self) -> str:
         return "".join(self.lines)
 
     @property
+    def host(self) -> str:
+        assert self.url is not None, self.stderr
+        return str(urlsplit(self.url).hostname)
+
+    @property
+    def port(self) -> int:
+        assert self.url is not None, self.stderr
+        return int(urlsplit(self.url).port or 0)
+
+    @property
     def cpu_seconds(self) -> float:
         times = psutil.Process(self.proc.pid).cpu_times()
         return float(times.user + times.system)
 
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
+    def stop(self, timeout: float = 30.0) -> int:
+        """Stop it like Ctrl-C (killed if it does not end within ``timeout``); its exit code."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout)
+        return self.proc.returncode
 
 
-def start_server(*args: str, token: str | None = TOKEN) -> Server:
-    """Start the HTTP server on a free port; return once it announces that it serves."""
+def spawn_http_server(*args: str, token: str | None, command: Sequence[str] = SERVER_MODULE, timeout: float = 60.0) -> Server:
+    """Start ``python COMMAND --http --port 0 ARGS`` (``COLONY_MCP_TOKEN`` = ``token``, unset for None); wait until it
+    announces its address or exits.
+
+    ``command`` replaces ``-m colony.server`` (the gateway's module, or ``-c CODE``). TimeoutError when it
+    neither serves nor exits within ``timeout`` seconds (it is then stopped).
+    """
     env = {k: v for k, v in os.environ.items() if k != auth.TOKEN_ENV}
     if token is not None:
         env[auth.TOKEN_ENV] = token
     proc = subprocess.Popen(
-        [sys.executable, "-m", "colony.server", "--http", "--port", "0", *args],
+        [sys.executable, *command, "--http", "--port", "0", *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -103,29 +129,50 @@ def start_server(*args: str, token: str | None = TOKEN) -> Server:
         cwd=ROOT,
         env=env,
     )
-    assert proc.stderr is not None
-    seen: list[str] = []
-    for line in proc.stderr:
-        seen.append(line)
-        if m := re.search(r"serving Streamable HTTP at (http://([^/]+):(\d+)/mcp)", line):
-            server = Server(proc, m.group(1), m.group(2), int(m.group(3)), seen)
-            threading.Thread(target=lambda: seen.extend(proc.stderr or ()), daemon=True).start()  # keep draining
-            return server
-    raise RuntimeError(f"HTTP server exited with {proc.wait()}: {''.join(seen)}")
+    handle = Server(proc)
+    ready = threading.Event()
+
+    def drain() -> None:  # keeps reading, so the server never blocks on a full pipe
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            handle.lines.append(line)
+            if handle.url is None and (m := re.search(r"serving Streamable HTTP at (\S+)", line)):
+                handle.url = m.group(1)
+                ready.set()
+        ready.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    if not ready.wait(timeout):
+        handle.stop(timeout=5.0)
+        raise TimeoutError(f"the server did not start within {timeout:g} s: {handle.stderr}")
+    return handle
+
+
+def start_server(*args: str, token: str | None = TOKEN) -> Server:
+    """Start ``colony mcp --http`` on a free port; return once it announces that it serves (RuntimeError if it exits)."""
+    server = spawn_http_server(*args, token=token)
+    if server.url is None:
+        raise RuntimeError(f"HTTP server exited with {server.proc.wait()}: {server.stderr}")
+    return server
+
+
+def register_agents(state: Path, *names: str, role: str = "agent") -> dict[str, str]:
+    """Register ``names`` (with ``role``) in the state file's agent registry, the real one; name → token."""
+    from colony.storage import StateDB
+
+    db = StateDB(state)
+    try:
+        registry = AgentRegistry(db.conn, db.lock)
+        return {name: registry.add(name, role=role).token for name in names}
+    finally:
+        db.close()
 
 
 def registered_state(*names: str, operators: tuple[str, ...] = ()) -> tuple[Path, dict[str, str]]:
     """A fresh state file with ``names`` registered as agents and ``operators`` as operators; (its path, name → token)."""
-    from colony.storage import StateDB
-
     path = Path(tempfile.mkdtemp(prefix="colony-bench-")) / "colony.sqlite"
-    db = StateDB(path)
-    try:
-        registry = AgentRegistry(db.conn, db.lock)
-        roles = {**dict.fromkeys(names, "agent"), **dict.fromkeys(operators, "operator")}
-        return path, {n: registry.add(n, role=role).token for n, role in roles.items()}
-    finally:
-        db.close()
+    tokens = register_agents(path, *(n for n in names if n not in operators))
+    return path, tokens | register_agents(path, *operators, role="operator")
 
 
 # ---------------------------------------------------------------- the lean client

@@ -46,7 +46,7 @@ from pydantic import ValidationError as PydanticValidationError
 from colony import __version__
 from colony.errors import ColonyError
 from colony.kernel import ATTESTATION_MODES, ColonyKernelConfig
-from colony.mcp import auth, http
+from colony.mcp import auth, http, http_options
 from colony.mcp.access import AccessPolicy
 from colony.mcp.registry import error_result, register_tools
 from colony.mcp.toolset import INTERNAL_ERROR, ColonyTools
@@ -61,7 +61,6 @@ INSTRUCTIONS = (
     "proposal_id you were given. Reported outcomes build trust; failures raise pressure at the target."
 )
 DEFAULT_PORT = 8765
-AUTH_MODES = ("auto", "shared", "agents")
 
 
 def _argument_message(tool: str, exc: PydanticValidationError) -> str:
@@ -142,60 +141,11 @@ def build_server(
     return server
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port in 0..65535, got {value}")
-    return value
-
-
-def _positive(kind: type[int] | type[float]) -> Callable[[str], Any]:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-        if not value > 0 or value == float("inf"):
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-        return value
-
-    return parse
-
-
 def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the ``colony mcp`` options to ``p`` (for the ``colony`` CLI's subcommand) and return it."""
-    p.add_argument("--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
-    p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    p.add_argument("--port", type=_port, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)")
-    p.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback address")
-    p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN", help="extra Origin to accept (repeatable)")
-    p.add_argument("--allowed-host", action="append", default=[], metavar="HOST", help="extra Host header to accept (repeatable)")
-    p.add_argument(
-        "--auth",
-        choices=AUTH_MODES,
-        default="auto",
-        help="HTTP authentication: each registered agent's own token (agents), one shared token (shared), or "
-        "agents when the state file holds registered agents, else shared (auto, the default)",
-    )
+    http_options.add_http_arguments(p, default_port=DEFAULT_PORT)
     p.add_argument("--registry-only", action="store_true", help="refuse every agent_id that is not a registered agent")
     p.add_argument("--agent-id", metavar="NAME", help="stdio: bind this process to one agent (calls act as NAME only)")
-    p.add_argument(
-        "--session-idle-timeout",
-        type=_positive(float),
-        default=http.SESSION_IDLE_TIMEOUT_S,
-        metavar="SECONDS",
-        help=f"HTTP: close a session idle this long (default {http.SESSION_IDLE_TIMEOUT_S:g})",
-    )
-    p.add_argument(
-        "--max-sessions",
-        type=_positive(int),
-        default=http.MAX_SESSIONS,
-        metavar="N",
-        help=f"HTTP: open sessions at most; more get 503 until one ends (default {http.MAX_SESSIONS})",
-    )
     p.add_argument("--state", type=Path, help="SQLite state file: the colony (and its agent registry) survives restarts")
     p.add_argument("--config", type=Path, help="directory holding a policy.yaml")
     p.add_argument("--repo-root", type=Path, help="the only tree repository-aware checks may read")

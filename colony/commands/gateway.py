@@ -1,6 +1,7 @@
 """``colony gateway``: an MCP server in front of other MCP servers, gating every tool call.
 
-The options are declared here; the gateway itself (:mod:`colony.mcp.gateway.serve`) is
+The options are declared here (the HTTP ones shared with ``colony mcp``, from the light
+:mod:`colony.mcp.http_options`); the gateway itself (:mod:`colony.mcp.gateway.serve`) is
 imported only when the command runs, so ``colony --help`` stays fast.
 """
 
@@ -9,6 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from typing import Any
+
+from colony.mcp.http_options import add_http_arguments
 
 DEFAULT_PORT = 8766
 
@@ -22,16 +25,16 @@ def register(sub: Any) -> None:
         "becomes a colony proposal; EXECUTE forwards it, HOLD and REFUSE answer with a tool error.",
     )
     p.add_argument("--config", type=Path, required=True, metavar="FILE", help="the gateway.yaml (upstreams, mapping rules)")
-    p.add_argument("--agent-id", metavar="NAME", help="the agent this gateway acts for (required: one gateway, one agent)")
-    p.add_argument("--state", metavar="PATH|URL", help="colony state (overrides kernel.state in the file)")
+    p.add_argument(
+        "--agent-id",
+        metavar="NAME",
+        help="the agent this gateway acts for: required on stdio and with the shared token; over HTTP with per-agent "
+        "tokens each token names its agent (given, only NAME's token may call)",
+    )
+    p.add_argument("--state", metavar="PATH|URL", help="colony state (overrides kernel.state in the file; holds the agents)")
     p.add_argument("--attestation", choices=("disabled", "optional", "required"), help="attested lifecycle mode")
     p.add_argument("--policy-dir", metavar="DIR", help="a directory holding a policy.yaml")
-    p.add_argument("--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
-    p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)")
-    p.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback address")
-    p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN", help="extra Origin to accept")
-    p.add_argument("--allowed-host", action="append", default=[], metavar="HOST", help="extra Host header to accept")
+    add_http_arguments(p, default_port=DEFAULT_PORT)
     p.set_defaults(func=_run)
 
 

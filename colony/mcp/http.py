@@ -1,5 +1,7 @@
 """Streamable HTTP safeguards: loopback by default, Host/Origin checks, bounded sessions.
 
+The session limits are declared with the command-line options in :mod:`colony.mcp.http_options`.
+
 Authentication (bearer tokens) is :mod:`colony.mcp.auth`; failed attempts are slowed by
 :mod:`colony.mcp.ratelimit`.
 
@@ -10,12 +12,12 @@ Authentication (bearer tokens) is :mod:`colony.mcp.auth`; failed attempts are sl
 from __future__ import annotations
 
 import ipaddress
-from typing import Final
 
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 
 from colony.errors import ValidationError
+from colony.mcp.http_options import MAX_SESSIONS, SESSION_IDLE_TIMEOUT_S
 
 __all__ = [
     "MAX_SESSIONS",
@@ -27,10 +29,6 @@ __all__ = [
     "url_host",
 ]
 
-#: Seconds without a request after which a (handshake-era) session is closed; the SDK's default is 30 minutes.
-SESSION_IDLE_TIMEOUT_S: Final = 300.0
-#: Open sessions at most (about 37 KB each); a client that would open one more gets 503 until one ends.
-MAX_SESSIONS: Final = 512
 _LOOPBACK_NAMES = ("localhost",)
 
 

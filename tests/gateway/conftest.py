@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 import psutil
 import pytest
+import yaml
 from mcp import Client
 
 from colony.kernel import ColonyKernel
@@ -23,6 +25,7 @@ NPM = ROOT / ".cache" / "npm" / "node_modules" / "@modelcontextprotocol"
 FS_SERVER = NPM / "server-filesystem" / "dist" / "index.js"
 INSPECTOR = NPM / "inspector" / "clients" / "launcher" / "build" / "index.js"
 DYNAMIC_SERVER = Path(__file__).with_name("dynamic_server.py")
+GATEWAY = [sys.executable, "-m", "colony.cli", "gateway"]
 
 
 def npm_tool(path: Path) -> Path:
@@ -101,6 +104,19 @@ def gateway_config(
     )
 
 
+def write_config(scratch: Scratch, tmp_path: Path, **extra: Any) -> Path:
+    """A gateway.yaml over the real upstreams (``alice`` calibrated at trust 0.5, no ticker); ``extra`` replaces sections."""
+    path = tmp_path / "gateway.yaml"
+    data = {
+        "kernel": {"calibrate": {"alice": 0.5}},
+        "defaults": {"tick_interval_seconds": 0},
+        "upstreams": upstreams(scratch),
+        **extra,
+    }
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
 @asynccontextmanager
 async def running(
     config: GatewayConfig, agent: str = "alice", *, kernel: ColonyKernel | None = None, **client: Any
@@ -111,6 +127,14 @@ async def running(
             assert status["state"] == "ready", status
         async with Client(gateway.server(agent), **client) as c:
             yield gateway, c
+
+
+def gate(result: types.CallToolResult) -> dict[str, Any]:
+    """The gateway's stamp on a forwarded result, or the structured content of its tool error."""
+    if result.is_error and result.structured_content and "error" in result.structured_content:
+        return result.structured_content
+    assert result.meta is not None
+    return result.meta["colony/gateway"]
 
 
 def upstream_process(marker: str) -> psutil.Process:

@@ -12,28 +12,13 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 from mcp import Client, StdioServerParameters
 
 from colony.cli import main as cli_main
 from colony.mcp.gateway.config import parse_gateway_config
 from colony.mcp.gateway.core import Gateway
-from tests.gateway.conftest import INSPECTOR, ROOT, Scratch, npm_tool, upstreams
+from tests.gateway.conftest import GATEWAY, INSPECTOR, ROOT, Scratch, npm_tool, write_config
 from tests.mcp.support import TOKEN, start_http_server
-
-GATEWAY = [sys.executable, "-m", "colony.cli", "gateway"]
-
-
-def write_config(scratch: Scratch, tmp_path: Path, **extra: Any) -> Path:
-    path = tmp_path / "gateway.yaml"
-    data = {
-        "kernel": {"calibrate": {"alice": 0.5}},
-        "defaults": {"tick_interval_seconds": 0},
-        "upstreams": upstreams(scratch),
-        **extra,
-    }
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 @pytest.mark.anyio
@@ -158,7 +143,9 @@ def test_start_up_errors_exit_2_and_say_what_is_wrong(
     bad.write_text("upstreams:\n  fs:\n    command: node\n    url: http://x/mcp\n")
     assert cli_main(["gateway", "--config", str(bad), "--agent-id", "a"]) == 2
     assert "config gateway.upstreams.fs" in capsys.readouterr().err
-    assert cli_main(["gateway", "--config", str(config), "--agent-id", "a", "--http", "--port", "70000"]) == 2
-    assert "--port: expected a port in 0..65535, got 70000" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # the HTTP options are colony mcp's (colony.mcp.http_options)
+        cli_main(["gateway", "--config", str(config), "--agent-id", "a", "--http", "--port", "70000"])
+    assert exited.value.code == 2
+    assert "argument --port: expected a port in 0..65535, got 70000" in capsys.readouterr().err
     help_text = subprocess.run([*GATEWAY, "--help"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert help_text.returncode == 0 and "--config FILE" in help_text.stdout and "--agent-id NAME" in help_text.stdout

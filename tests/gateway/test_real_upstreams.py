@@ -12,17 +12,9 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from colony.models import SignalType
-from tests.gateway.conftest import FS_SERVER, Scratch, gateway_config, running, upstream_process
+from tests.gateway.conftest import FS_SERVER, Scratch, gate, gateway_config, running, upstream_process
 
 pytestmark = pytest.mark.anyio
-
-
-def gate(result: types.CallToolResult) -> dict[str, Any]:
-    """The gateway's stamp on a forwarded result, or the structured content of its tool error."""
-    if result.is_error and result.structured_content and "error" in result.structured_content:
-        return result.structured_content
-    assert result.meta is not None
-    return result.meta["colony/gateway"]
 
 
 async def direct_tools(params: StdioServerParameters) -> dict[str, types.Tool]:

@@ -22,6 +22,7 @@ MODULES = [
     "colony.mcp.access",
     "colony.mcp.ratelimit",
     "colony.mcp.http",
+    "colony.mcp.http_options",
     "colony.server",
 ]
 

@@ -74,12 +74,15 @@ class ToolRule(BaseModel):
     ``target``: a template such as ``"{path}"`` or ``"{repo_path}:{branch_name}"`` over the call's
     arguments (None: the documented default, :func:`colony.mcp.gateway.mapping.default_target`).
     ``read_only``: the tool skips the gate and deposits nothing.
+    ``operator_only``: only an operator may call the tool (a registered operator's token, the
+    shared token, or an ``--agent-id`` registered as an operator); other agents get a tool error.
     """
 
     model_config = _STRICT
 
     target: str | None = Field(default=None, min_length=1)
     read_only: bool = False
+    operator_only: bool = False
 
     @model_validator(mode="after")
     def _gated_or_not(self) -> ToolRule:

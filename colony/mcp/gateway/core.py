@@ -23,7 +23,7 @@ import anyio.to_thread
 import mcp_types as types
 
 from colony.kernel import ColonyKernel, ColonyKernelConfig
-from colony.mcp.gateway.config import GatewayConfig
+from colony.mcp.gateway.config import GatewayConfig, KernelSection, ToolRule
 from colony.mcp.gateway.forwarding import Forwarder, Route
 from colony.mcp.gateway.mapping import ToolRules
 from colony.mcp.gateway.upstream import Upstream
@@ -31,11 +31,18 @@ from colony.mcp.gateway.upstream import Upstream
 if TYPE_CHECKING:
     from colony.mcp.gateway.server import GatewayServer
 
-__all__ = ["SEPARATOR", "Gateway"]
+__all__ = ["SEPARATOR", "Gateway", "open_kernel"]
 
 log = logging.getLogger("colony.gateway")
 
 SEPARATOR = "__"
+
+
+def open_kernel(section: KernelSection) -> ColonyKernel:
+    """The colony a gateway file's ``kernel:`` section names (its state, attestation mode and policy)."""
+    return ColonyKernel(
+        ColonyKernelConfig(state_path=section.state, attestation_mode=section.attestation, config_dir=section.policy_dir)
+    )
 
 
 class Gateway:
@@ -50,16 +57,13 @@ class Gateway:
     def __init__(self, config: GatewayConfig, *, kernel: ColonyKernel | None = None) -> None:
         self.config = config
         self._owns_kernel = kernel is None
-        if kernel is None:
-            k = config.kernel
-            kernel = ColonyKernel(ColonyKernelConfig(state_path=k.state, attestation_mode=k.attestation, config_dir=k.policy_dir))
-        self.kernel = kernel
+        self.kernel = open_kernel(config.kernel) if kernel is None else kernel
         self.rules = {name: ToolRules(up.tools) for name, up in config.upstreams.items()}
         self.upstreams = {
             name: Upstream(name, up, config.defaults, on_tools_changed=self._tools_changed)
             for name, up in config.upstreams.items()
         }
-        self.forwarder = Forwarder(kernel, config, self.rules)
+        self.forwarder = Forwarder(self.kernel, config, self.rules)
         self._servers: list[GatewayServer] = []
         self._stack: AsyncExitStack | None = None
 
@@ -122,6 +126,10 @@ class Gateway:
             return None
         return Route(upstream, tool)
 
+    def rule(self, route: Route) -> ToolRule:
+        """The mapping rule that governs ``route``'s tool."""
+        return self.rules[route.upstream.name].rule(route.tool)
+
     def input_schema(self, name: str) -> dict[str, Any] | None:
         """The upstream's input schema of a gateway tool, or None."""
         route = self.route(name)
@@ -132,11 +140,15 @@ class Gateway:
         return {"upstreams": [u.status() for u in self.upstreams.values()]}
 
     # --------------------------------------------------------------- servers
-    def server(self, agent_id: str | None, **auth: Any) -> GatewayServer:
-        """An MCP server over this gateway, bound to ``agent_id`` (see :mod:`colony.mcp.gateway.identity`)."""
+    def server(self, agent_id: str | None, *, operator: bool = False, **auth: Any) -> GatewayServer:
+        """An MCP server over this gateway, bound to ``agent_id`` (see :mod:`colony.mcp.gateway.identity`).
+
+        ``operator``: the bound agent may call ``operator_only`` tools; ``auth``: the SDK's
+        ``token_verifier`` and ``auth`` settings for Streamable HTTP.
+        """
         from colony.mcp.gateway.server import GatewayServer
 
-        server = GatewayServer(self, agent_id=agent_id, **auth)
+        server = GatewayServer(self, agent_id=agent_id, operator=operator, **auth)
         self._servers.append(server)
         return server
 

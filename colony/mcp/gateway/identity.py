@@ -1,38 +1,51 @@
 """Who is calling: the authenticated caller, never an argument of the call.
 
-The one place the gateway asks this is :func:`caller_agent`. Over Streamable HTTP the SDK's
-auth middleware puts the verified access token in a context variable
-(``mcp.server.auth.middleware.auth_context.get_access_token()``); a token issued to one
-agent names it in ``client_id``. The single shared token of ``colony.mcp.http`` names no
-agent (its ``client_id`` is :data:`SHARED_TOKEN_CLIENT`), so a gateway behind it — and any
-gateway on stdio — is bound to one agent with ``--agent-id``: one gateway process, one agent.
+The gateway asks this in one place, :func:`caller_agent`, and reads the answer from
+:func:`colony.mcp.auth.caller`, as the colony MCP server does:
 
->>> caller_agent("agent-7")
-'agent-7'
+* a registered agent's token (``colony agents add``; mode ``agent``) names the agent. A
+  gateway started with ``--agent-id`` serves that agent only, and any other agent's
+  token gets an error;
+* the single shared token (mode ``shared``) names no agent. The gateway's ``--agent-id``
+  binding names it, so one gateway process serves one agent;
+* without credentials (stdio, or an in-process client) the binding is the caller.
+
+Nothing in the call's arguments or ``_meta`` changes the answer.
+
+>>> from colony.mcp.auth import Caller
+>>> caller_agent(Caller("agent-7", False, "stdio"))
+Caller(agent_id='agent-7', operator=False, mode='stdio')
+>>> caller_agent(Caller(None, False, "stdio"))
+Traceback (most recent call last):
+...
+colony.mcp.gateway.identity.IdentityError: no authenticated agent: start the gateway with --agent-id NAME, or give each agent its own token (colony agents add)
 """
 
 from __future__ import annotations
 
-from mcp.server.auth.middleware.auth_context import get_access_token
-
 from colony.errors import ColonyError
+from colony.mcp.auth import Caller, caller
 
-__all__ = ["SHARED_TOKEN_CLIENT", "IdentityError", "caller_agent"]
-
-SHARED_TOKEN_CLIENT = "colony-mcp-client"  # the client_id colony.mcp.http.StaticTokenVerifier grants
+__all__ = ["IdentityError", "caller_agent"]
 
 
 class IdentityError(ColonyError):
     """The caller's identity is unknown or contradicts the gateway's binding."""
 
 
-def caller_agent(bound: str | None) -> str:
-    """The agent this call acts for: the token's agent, else the gateway's ``--agent-id`` binding."""
-    token = get_access_token()
-    named = token.client_id if token is not None and token.client_id != SHARED_TOKEN_CLIENT else None
-    if named and bound and named != bound:
-        raise IdentityError(f"the access token names agent {named!r}, but this gateway is bound to {bound!r}")
-    agent = named or bound
-    if not agent:
-        raise IdentityError("no authenticated agent: start the gateway with --agent-id NAME")
-    return agent
+def caller_agent(bound: Caller) -> Caller:
+    """The caller this call acts for, with its agent named: the token's agent, else the gateway's binding ``bound``."""
+    who = caller()
+    if who.mode == "agent":
+        if bound.agent_id is not None and who.agent_id != bound.agent_id:
+            raise IdentityError(f"the access token names agent {who.agent_id!r}, but this gateway serves {bound.agent_id!r} only")
+        return who
+    if who.mode == "shared":  # the shared token names nobody: the binding does; the token's rights stay
+        who = Caller(bound.agent_id, who.operator, "shared")
+    elif who.mode == "unbound":  # no credentials with this request
+        who = bound
+    if not who.agent_id:
+        raise IdentityError(
+            "no authenticated agent: start the gateway with --agent-id NAME, or give each agent its own token (colony agents add)"
+        )
+    return who

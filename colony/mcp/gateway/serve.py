@@ -2,14 +2,19 @@
 
 ::
 
-    colony gateway --config gateway.yaml --agent-id engineer-1              # stdio
-    colony gateway --config gateway.yaml --agent-id engineer-1 --http --port 8766
+    colony gateway --config gateway.yaml --agent-id engineer-1                  # stdio: one process, one agent
+    colony agents add engineer-1 --state colony.sqlite                          # prints engineer-1's token, once
+    colony gateway --config gateway.yaml --state colony.sqlite --http --port 8766   # each agent's own token
 
-Over HTTP every request needs ``Authorization: Bearer <token>`` (``COLONY_MCP_TOKEN``, or a
-token generated and printed once on stderr), Host/Origin are checked against loopback
-names, and a non-loopback bind needs ``--allow-remote`` — the same safeguards as
-``colony mcp --http``. ``--state``, ``--attestation`` and ``--policy-dir`` override the
-file's ``kernel:`` section. Upstream states are logged on stderr.
+Over HTTP the gateway serves with the same machinery as ``colony mcp --http``
+(:mod:`colony.mcp.serving`): with agents registered in its state file each request's
+bearer token names the agent (``--agent-id`` is then optional and, given, admits that agent
+only); otherwise one shared token (``COLONY_MCP_TOKEN`` of at least 128 bits, or generated
+and printed once) names no agent, and ``--agent-id`` says whom the gateway acts for.
+Host/Origin checks, ``--allow-remote``, failed-auth backoff, session limits and the
+announcement after the socket listens are those of ``colony mcp --http``. ``--state``,
+``--attestation`` and ``--policy-dir`` override the file's ``kernel:`` section. Upstream
+states are logged on stderr.
 """
 
 from __future__ import annotations
@@ -18,21 +23,24 @@ import argparse
 import contextlib
 import logging
 import signal
-import socket
 import sys
 import threading
-from typing import Any
 
 import anyio
 
-from colony.errors import ColonyError, ValidationError
-from colony.mcp import http
+from colony.agent_registry import check_name
+from colony.errors import ValidationError
+from colony.kernel import ColonyKernel
+from colony.mcp import serving
+from colony.mcp.auth import Caller
 from colony.mcp.gateway.config import GatewayConfig, load_gateway_config
-from colony.mcp.gateway.core import Gateway
+from colony.mcp.gateway.core import Gateway, open_kernel
 
 __all__ = ["config_from", "main", "run"]
 
 log = logging.getLogger("colony.gateway")
+
+PROGRAM = "colony gateway"
 
 
 def config_from(args: argparse.Namespace) -> GatewayConfig:
@@ -48,59 +56,62 @@ def config_from(args: argparse.Namespace) -> GatewayConfig:
     return config
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # IPPROTO_TCP: asyncio then sets TCP_NODELAY
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(128)  # listening before the address is announced: an early client waits in the backlog, never refused
-    except OSError as exc:
-        sock.close()
-        raise ColonyError(f"cannot bind {host}:{port}: {exc.strerror or exc}") from exc
-    return sock
+def _bound(args: argparse.Namespace, config: GatewayConfig, kernel: ColonyKernel) -> tuple[Caller, serving.HttpAuth | None]:
+    """Whom the gateway acts for without a token, and (over HTTP) how requests authenticate; ValidationError if unusable."""
+    registry = serving.registry_of(kernel)
+    if not args.http:
+        if not args.agent_id:
+            raise ValidationError("--agent-id", "is required on stdio: one gateway process serves one agent")
+        return serving.stdio_caller(registry, args.agent_id), None
+    chosen = serving.http_auth(args, registry if config.kernel.state is not None else None)
+    if chosen.mode == "shared" and not args.agent_id:
+        raise ValidationError(
+            "--agent-id",
+            "is required with the shared token, which names no agent (or register agents: colony agents add NAME --state FILE)",
+        )
+    if chosen.mode == "agents" and args.agent_id and registry.active(args.agent_id) is None:
+        raise ValidationError("--agent-id", f"{args.agent_id!r} is not a registered, unrevoked agent: no token could call")
+    return Caller(args.agent_id, False, "stdio"), chosen
 
 
-async def _serve(config: GatewayConfig, args: argparse.Namespace) -> None:
-    async with Gateway(config) as gateway:
+async def _serve(
+    config: GatewayConfig, kernel: ColonyKernel, args: argparse.Namespace, bound: Caller, endpoint: serving.HttpEndpoint | None
+) -> None:
+    async with Gateway(config, kernel=kernel) as gateway:
         for status in gateway.status()["upstreams"]:
             log.warning("upstream %s (%s): %s, %d tools", status["name"], status["transport"], status["state"], status["tools"])
-        if not args.http:
-            await gateway.server(args.agent_id).run_stdio_async()
+        if endpoint is None:
+            await gateway.server(bound.agent_id, operator=bound.operator).run_stdio_async()
             return
-        import uvicorn
-
-        http.check_bind_host(args.host, allow_remote=args.allow_remote)
-        token, generated = http.resolve_token()
-        sock = _bind(args.host, args.port)
-        port = sock.getsockname()[1]
-        auth: dict[str, Any] = {"token_verifier": http.StaticTokenVerifier(token), "auth": http.auth_settings(args.host, port)}
-        server = gateway.server(args.agent_id, **auth)
-        security = http.transport_security(
-            args.host, extra_hosts=tuple(args.allowed_host), extra_origins=tuple(args.allowed_origin)
-        )
-        app = server.streamable_http_app(transport_security=security, host=args.host)
-        if generated:
-            print(f"colony gateway: bearer token (shown once): {token}", file=sys.stderr)
-        url = f"http://{http.url_host(args.host)}:{port}/mcp"
-        print(f"colony gateway: serving Streamable HTTP at {url}", file=sys.stderr, flush=True)
-        await uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).serve(sockets=[sock])
+        server = gateway.server(bound.agent_id, **endpoint.server_auth())
+        # SSE responses (the SDK's default), unlike colony mcp: a HOLD put to a handshake-era client's user is an
+        # elicitation request sent on the call's own response stream
+        uv = serving.http_server(server, endpoint, args, program=PROGRAM, json_response=False)
+        await uv.serve(sockets=[endpoint.sock])
 
 
 def run(args: argparse.Namespace) -> int:
-    """Serve with parsed ``colony gateway`` arguments; returns the exit code (2: bad setup)."""
+    """Serve with parsed ``colony gateway`` arguments; returns the exit code (2: bad setup, before any upstream starts)."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    if not args.agent_id:
-        raise ValidationError(
-            "--agent-id", "is required: one gateway serves one agent (per-agent HTTP tokens will name it instead)"
-        )
-    if not 0 <= args.port <= 65535:
-        raise ValidationError("--port", f"expected a port in 0..65535, got {args.port}", value=args.port)
+    if args.agent_id is not None:
+        try:
+            check_name(args.agent_id)
+        except ValidationError as exc:
+            raise ValidationError("--agent-id", str(exc).partition(": ")[2], value=args.agent_id) from None
     config = config_from(args)
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops like Ctrl-C: upstreams closed, state closed
-    with contextlib.suppress(KeyboardInterrupt):
-        anyio.run(_serve, config, args)
+    kernel = open_kernel(config.kernel)
+    endpoint: serving.HttpEndpoint | None = None
+    try:
+        bound, chosen = _bound(args, config, kernel)
+        endpoint = serving.open_endpoint(args, chosen) if chosen is not None else None
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops like Ctrl-C: upstreams closed, state closed
+        with contextlib.suppress(KeyboardInterrupt):
+            anyio.run(_serve, config, kernel, args, bound, endpoint)
+    finally:
+        if endpoint is not None:
+            endpoint.sock.close()  # also when the upstreams or the kernel failed before uvicorn took the socket
+        kernel.close()
     return 0
 
 

@@ -3,7 +3,9 @@
 A :class:`GatewayServer` is an ``MCPServer`` whose tool list and tool calls come from its
 :class:`~colony.mcp.gateway.core.Gateway` rather than from registered functions: the
 listing is the upstreams' (renamed, schemas unchanged) and every call goes through
-:class:`~colony.mcp.gateway.forwarding.Forwarder` for the agent the caller authenticated as.
+:class:`~colony.mcp.gateway.forwarding.Forwarder` for the agent the caller authenticated as
+(:mod:`colony.mcp.gateway.identity`). A tool whose rule is ``operator_only`` is refused to
+callers without operator rights before anything is proposed.
 
 When an upstream's tool list changes, the server tells its own clients: on
 ``subscriptions/listen`` streams (2026-07-28) and with ``notifications/tools/list_changed``
@@ -28,6 +30,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from colony import __version__
+from colony.mcp.auth import Caller, bound_caller
 from colony.mcp.gateway.identity import IdentityError, caller_agent
 from colony.mcp.gateway.results import tool_error
 
@@ -49,11 +52,15 @@ _NOTIFY_TIMEOUT_SECONDS = 5.0
 
 
 class GatewayServer(MCPServer):
-    """An MCP server over a gateway, bound to ``agent_id`` (or to the token's agent over HTTP)."""
+    """An MCP server over a gateway, bound to ``agent_id`` (over HTTP with per-agent tokens: to each token's agent).
 
-    def __init__(self, gateway: Gateway, *, agent_id: str | None, **auth: Any) -> None:
+    ``operator`` says whether the bound agent may call ``operator_only`` tools when no token
+    says otherwise (stdio, in-process); ``auth`` holds the SDK's token verifier and auth settings.
+    """
+
+    def __init__(self, gateway: Gateway, *, agent_id: str | None, operator: bool = False, **auth: Any) -> None:
         self.gateway = gateway
-        self.agent_id = agent_id
+        self.bound = Caller(agent_id, operator, "stdio")
         self._bus = InMemorySubscriptionBus()
         self._legacy_sessions: dict[str, ServerSession] = {}
         super().__init__(
@@ -79,10 +86,14 @@ class GatewayServer(MCPServer):
         if route is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
         try:
-            agent = caller_agent(self.agent_id)
+            who = caller_agent(self.bound)
         except IdentityError as exc:
             return tool_error(f"colony gateway: {exc}")
-        return await self.gateway.forwarder.handle(agent, route, arguments, context)
+        assert who.agent_id is not None
+        if self.gateway.rule(route).operator_only and not who.operator:
+            return tool_error(f"colony gateway: {name}: only an operator may call this tool; {who.agent_id!r} is an agent")
+        with bound_caller(who):
+            return await self.gateway.forwarder.handle(who.agent_id, route, arguments, context)
 
     # ------------------------------------------------------ change announcements
     async def _remember_session(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
