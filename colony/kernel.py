@@ -259,9 +259,7 @@ class ColonyKernel(AttestedLifecycleMixin):
             evidence,
             self._clock(),
         )
-        self.pheromones.deposit_capped(
-            signal, profile.trust_score, agent_id=proposal.agent_id, cap=self.policy.proposal.proposal_deposit_cap
-        )
+        self.pheromones.deposit_capped(signal, profile.trust_score, cap=self.policy.proposal.proposal_deposit_cap)
 
     # --------------------------------------------------------------- outcome
     def record_outcome(

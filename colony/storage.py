@@ -23,7 +23,7 @@ from colony.pheromone_store import Trace
 __all__ = ["StateDB"]
 
 # Bumped whenever a table changes shape; a state file of another version is refused, not misread.
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 _KERNEL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS kernel_meta (
@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS kernel_traces (
     expiry INTEGER NOT NULL,
     last_reinforced REAL NOT NULL,
     evidence_json TEXT,
-    contrib_json TEXT,
+    unverified_base REAL,
+    unverified_t0 INTEGER,
     PRIMARY KEY (location, signal_type)
 ) WITHOUT ROWID;
 """
@@ -132,7 +133,7 @@ class StateDB:
             )
             return
         self.conn.execute(
-            "INSERT OR REPLACE INTO kernel_traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO kernel_traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 t.location,
                 t.signal_type.value,
@@ -143,18 +144,18 @@ class StateDB:
                 t.expiry,
                 t.last_reinforced,
                 json_text(t.evidence) if t.evidence else None,
-                json_text(t.contrib) if t.contrib else None,
+                *(t.unverified or (None, None)),
             ),
         )
 
     def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
         traces = []
-        for row in self.conn.execute("SELECT * FROM kernel_traces ORDER BY location, signal_type"):
-            loc, st, decay, source, base, t0, expiry, last, ev, contrib = row
+        for row in self.conn.execute("SELECT * FROM kernel_traces ORDER BY last_reinforced, location, signal_type"):
+            loc, st, decay, source, base, t0, expiry, last, ev, u_base, u_t0 = row
             t = Trace(loc, SignalType(st), DecayRate(decay), eps[DecayRate(decay)], SignalSource(source))
             t.base, t.t0, t.expiry, t.last_reinforced = base, t0, expiry, last
             t.evidence = json.loads(ev) if ev else None
-            t.contrib = {a: (float(b), int(k)) for a, (b, k) in json.loads(contrib).items()} if contrib else None
+            t.unverified = (float(u_base), int(u_t0)) if u_base is not None else None
             traces.append(t)
         return traces
 
