@@ -130,12 +130,16 @@ class ActuationGate:
     @staticmethod
     def missing_fields(proposal: ActionProposal) -> tuple[str, ...]:
         """Completeness fields the proposal lacks, in policy order."""
+        rollback, evidence, expected = proposal.rollback_plan, proposal.evidence, proposal.expected_outcome
+        # "blank" without making stripped copies: empty, or whitespace only
+        if rollback and not rollback.isspace() and evidence and expected and not expected.isspace():
+            return ()
         missing = []
-        if not proposal.rollback_plan.strip():
+        if not rollback or rollback.isspace():
             missing.append("rollback_plan")
-        if not proposal.evidence:
+        if not evidence:
             missing.append("evidence")
-        if not proposal.expected_outcome.strip():
+        if not expected or expected.isspace():
             missing.append("expected_outcome")
         return tuple(missing)
 
@@ -267,7 +271,10 @@ class ActuationGate:
     ) -> GateResult:
         p = self.policy
         severity = self.falsification_severity(findings) if findings else 0.0
-        override = self._override(budget_approved, role, trust_score, findings)
+        if budget_approved and role is not AgentRole.SANDBOX and trust_score >= p.trust_hard_floor and not findings:
+            override = None  # the common case, without the call: no override can fire
+        else:
+            override = self._override(budget_approved, role, trust_score, findings)
         if override == "budget":
             return GateResult(
                 GateDecision.HOLD if integrated else GateDecision.REFUSE,

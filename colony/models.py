@@ -18,9 +18,13 @@ import time
 import uuid
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from colony.errors import ValidationError
+from colony.trust import apply_delta as _apply_trust_delta
+
+if TYPE_CHECKING:
+    from colony.config import LimitsPolicy
 
 __all__ = [
     "ActionProposal",
@@ -40,6 +44,7 @@ __all__ = [
     "SignalType",
     "check_finite",
     "check_json_value",
+    "check_text",
     "json_text",
     "new_id",
 ]
@@ -147,35 +152,92 @@ def check_finite(name: str, value: Any, *, minimum: float | None = None, maximum
     return v
 
 
-def check_json_value(name: str, value: Any, _depth: int = 0) -> None:
-    """Raise ValidationError unless ``value`` is finite, JSON-shaped data (str keys, no NaN)."""
-    if _depth > 32:
-        raise ValidationError(name, "is nested too deeply (limit 32)")
-    if value is None or isinstance(value, bool | str | int):
+def check_json_value(name: str, value: Any, *, max_depth: int | None = None, integer_bits: int | None = None) -> None:
+    """Raise ValidationError unless ``value`` is finite, JSON-shaped data a state store can hold.
+
+    Rules: str keys; no NaN or infinity; text is valid Unicode (no lone surrogates, which
+    no UTF-8 store can hold); integers fit a signed ``integer_bits`` integer; nesting at most
+    ``max_depth`` deep. Both limits default to the policy in force (``limits``). The error
+    names the path, e.g. ``evidence.tests[2]``.
+    """
+    if max_depth is None or integer_bits is None:
+        limits = _limits()
+        max_depth = limits.json_depth if max_depth is None else max_depth
+        integer_bits = limits.integer_bits if integer_bits is None else integer_bits
+    _check_json(name, value, 0, max_depth, 1 << (integer_bits - 1))
+
+
+def _check_json(name: str, value: Any, depth: int, max_depth: int, bound: int) -> None:
+    if value is None or value is True or value is False:
         return
-    if isinstance(value, float):
+    kind = type(value)
+    if kind is str:
+        if not value.isascii():
+            check_text(name, value)
+        return
+    if kind is int:
+        if not -bound <= value < bound:
+            raise ValidationError(name, f"holds an integer outside the signed {bound.bit_length()}-bit range", value=None)
+        return
+    if kind is float:
         if not math.isfinite(value):
             raise ValidationError(name, f"contains a non-finite number {value!r}", value=value)
         return
-    if isinstance(value, list | tuple):
+    if depth >= max_depth:
+        raise ValidationError(name, f"is nested too deeply (limit {max_depth}, policy limits.json_depth)")
+    if kind is list or kind is tuple:
         for i, item in enumerate(value):
-            check_json_value(f"{name}[{i}]", item, _depth + 1)
+            _check_json(f"{name}[{i}]", item, depth + 1, max_depth, bound)
         return
-    if isinstance(value, dict):
+    if kind is dict:
         for k, item in value.items():
-            if not isinstance(k, str):
+            if type(k) is not str:
                 raise ValidationError(name, f"has a non-string key {k!r}", value=k)
-            check_json_value(f"{name}.{k}", item, _depth + 1)
+            if not k.isascii():
+                check_text(f"{name} key", k)
+            _check_json(f"{name}.{k}", item, depth + 1, max_depth, bound)
+        return
+    if isinstance(value, bool | str | int | float | list | tuple | dict):  # subclasses: judged as their base type
+        base = next(b for b in (bool, str, int, float, list, tuple, dict) if isinstance(value, b))
+        _check_json(name, base(value), depth, max_depth, bound)
         return
     raise ValidationError(name, f"holds a {type(value).__name__}, which is not JSON data", value=value)
 
 
-# one encoder for stored records: building a JSONEncoder per call (json.dumps with options) is slow
+def check_text(name: str, value: str) -> str:
+    """Return ``value``; ValidationError(``name``) if it holds a lone surrogate (not valid Unicode text)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(name, "is not valid Unicode text (it holds a lone surrogate)") from None
+    return value
+
+
+def _limits() -> LimitsPolicy:
+    from colony.config import default_policy  # the policy in force, cached per $COLONY_CONFIG
+
+    return default_policy().limits
+
+
+# one encoder for stored records: building a JSONEncoder per call (json.dumps with options) is slow,
+# and so is JSONEncoder.encode, which makes a new C encoder on every call; the C encoder is made once
+# (no circular-reference markers: values are checked by check_json_value, whose depth limit stops cycles)
 _JSON = json.JSONEncoder(sort_keys=True, allow_nan=False, separators=(",", ":"))
+_C_ENCODER = (
+    json.encoder.c_make_encoder(None, _JSON.default, json.encoder.encode_basestring_ascii, None, ":", ",", True, False, False)
+    if json.encoder.c_make_encoder is not None
+    else None
+)
 
 
 def json_text(value: Any) -> str:
-    """Compact JSON text of JSON-shaped ``value`` with sorted keys (NaN and infinity rejected)."""
+    """Compact JSON text of JSON-shaped ``value`` with sorted keys (NaN and infinity rejected).
+
+    >>> json_text({"b": [1.5, None], "a": 1})
+    '{"a":1,"b":[1.5,null]}'
+    """
+    if _C_ENCODER is not None and type(value) is dict:
+        return "".join(_C_ENCODER(value, 0))
     return _JSON.encode(value)
 
 
@@ -203,6 +265,8 @@ def _nonempty(name: str, value: Any) -> str:
         raise ValidationError(name, f"must be a string, got {type(value).__name__}", value=value)
     if not value.strip():
         raise ValidationError(name, "must be non-empty", value=value)
+    if not value.isascii():
+        check_text(name, value)
     return value
 
 
@@ -285,6 +349,13 @@ class ResourceCost(_Record):
                 raise ValidationError("ResourceCost.llm_calls", f"must be a whole number, got {calls!r}", value=calls)
         if self.llm_calls < 0:
             raise ValidationError("ResourceCost.llm_calls", f"must be non-negative, got {self.llm_calls!r}", value=calls)
+        bits = self.llm_calls.bit_length()
+        if bits >= 8 and bits >= _limits().integer_bits:
+            raise ValidationError(
+                "ResourceCost.llm_calls",
+                f"must fit a signed {_limits().integer_bits}-bit integer (policy limits.integer_bits)",
+                value=None,
+            )
         for name in _FRACTIONS:
             object.__setattr__(self, name, check_finite(f"ResourceCost.{name}", getattr(self, name), minimum=0.0, maximum=1.0))
         for name in _COUNTS:
@@ -296,7 +367,11 @@ class ResourceCost(_Record):
         # both operands are validated; only the unbounded sums can leave the valid range (overflow)
         new = object.__new__(ResourceCost)
         setattr_ = object.__setattr__
-        setattr_(new, "llm_calls", self.llm_calls + other.llm_calls)
+        calls = self.llm_calls + other.llm_calls
+        bits = calls.bit_length()
+        if bits >= 8 and bits >= _limits().integer_bits:
+            raise ValidationError("ResourceCost.llm_calls", f"sum {calls} does not fit a signed {_limits().integer_bits}-bit integer")
+        setattr_(new, "llm_calls", calls)
         for name in _COUNTS:
             total = getattr(self, name) + getattr(other, name)
             if not math.isfinite(total):
@@ -346,6 +421,8 @@ class ActionProposal(_Record):
             raise ValidationError("ActionProposal.budget_estimate", "must be a ResourceCost", value=self.budget_estimate)
         if not isinstance(self.rollback_plan, str):
             raise ValidationError("ActionProposal.rollback_plan", "must be a string", value=self.rollback_plan)
+        if not self.rollback_plan.isascii():
+            check_text("ActionProposal.rollback_plan", self.rollback_plan)
         if not isinstance(self.evidence, dict):
             raise ValidationError("ActionProposal.evidence", "must be a dict", value=self.evidence)
         check_json_value("ActionProposal.evidence", self.evidence)
@@ -441,6 +518,19 @@ class AgentTrustProfile(_Record):
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValidationError(f"AgentTrustProfile.{name}", f"must be a non-negative integer, got {v!r}", value=v)
 
+    @classmethod
+    def default(cls, agent_id: str, trust_score: float, now: float) -> AgentTrustProfile:
+        """A new agent's profile: SANDBOX, no history (no re-validation: the caller checked ``agent_id``)."""
+        new = object.__new__(cls)
+        new.agent_id = agent_id
+        new.role = AgentRole.SANDBOX
+        new.trust_score = trust_score
+        new.total_proposals = 0
+        new.accepted_proposals = 0
+        new.consequence_history = []
+        new.last_updated = now
+        return new
+
     def copy(self) -> AgentTrustProfile:
         """An independent copy (no re-validation: the source was validated)."""
         new = object.__new__(AgentTrustProfile)
@@ -453,10 +543,17 @@ class AgentTrustProfile(_Record):
         new.last_updated = self.last_updated
         return new
 
-    def apply_delta(self, delta: float, *, now: float | None = None) -> None:
-        """Add ``delta`` to trust, clamped to [0, 1]."""
+    def apply_delta(self, delta: float, *, now: float | None = None, decimals: int | None = None) -> None:
+        """Add ``delta`` to trust, clamped to [0, 1]; with ``decimals``, in whole units of 10**-decimals.
+
+        The kernel passes the policy's ``trust.decimals`` (see :mod:`colony.trust`), so that
+        trust arithmetic is exact; without it the sum is a plain float sum.
+        """
         check_finite("trust_delta", delta)
-        self.trust_score = max(0.0, min(1.0, self.trust_score + delta))
+        if decimals is None:
+            self.trust_score = max(0.0, min(1.0, self.trust_score + delta))
+        else:
+            self.trust_score = _apply_trust_delta(self.trust_score, delta, decimals)
         self.last_updated = time.time() if now is None else now
 
 

@@ -51,16 +51,24 @@ class StateDB:
     """A SQLite connection with one lock, nested transactions and the kernel's own tables.
 
     Parameters:
-        path: ``":memory:"`` or a file path (parent directories are created).
+        path: a file path (parent directories are created), or ``":memory:"`` / None for an
+            in-memory database.
     """
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(self, path: str | Path | None = ":memory:") -> None:
+        if path is None:
+            path = ":memory:"
+        if not isinstance(path, str | Path):
+            raise ValidationError("state_path", f"must be a path, ':memory:' or None, got {type(path).__name__}", value=path)
+        if isinstance(path, str) and not path.strip():
+            raise ValidationError("state_path", "must be a non-empty path (or None for an in-memory database)", value=path)
         self.path = str(path)
         self.persistent = self.path != ":memory:"
         self.lock = threading.RLock()
         self._depth = 0
         self._rollback_hooks: list[Callable[[], None]] = []
         self._txn = _Transaction(self)
+        self._single = _SingleStatement(self)
         conn = None
         try:
             if self.persistent:
@@ -107,6 +115,15 @@ class StateDB:
         block fails (so in-process caches can be dropped with the rolled-back rows).
         """
         return self._txn
+
+    def single_statement(self) -> _SingleStatement:
+        """Run a block that issues at most one writing statement, under the lock, without BEGIN/COMMIT.
+
+        SQLite makes one statement (with its triggers) atomic by itself, so a block that
+        writes once needs no transaction around it; inside a transaction it simply joins.
+        On an exception the rollback callbacks run, as for a transaction.
+        """
+        return self._single
 
     def on_rollback(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` after every rolled-back outermost transaction."""
@@ -205,5 +222,27 @@ class _Transaction:
                     db.control.execute("ROLLBACK")
                     for hook in db._rollback_hooks:
                         hook()
+        finally:
+            db.lock.release()
+
+
+class _SingleStatement:
+    """Context manager behind :meth:`StateDB.single_statement`."""
+
+    __slots__ = ("db",)
+
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.db.lock.acquire()
+        return self.db.conn
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        db = self.db
+        try:
+            if exc_type is not None and db._depth == 0:
+                for hook in db._rollback_hooks:
+                    hook()
         finally:
             db.lock.release()
