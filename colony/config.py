@@ -430,7 +430,7 @@ def _validate(p: Policy, path: str) -> None:
 
     lim = p.limits
     _check(lim.text_bytes >= 1 and lim.json_bytes >= 2, "limits", "text_bytes must be >= 1 and json_bytes >= 2", path)
-    _check(1 <= lim.json_depth <= 200, "limits.json_depth", "must be in [1, 200]", path)
+    _check(8 <= lim.json_depth <= 200, "limits.json_depth", "must be in [8, 200]", path)
     _check(8 <= lim.integer_bits <= 64, "limits.integer_bits", "must be in [8, 64] (the state store holds 64-bit integers)", path)
 
     r = p.retention

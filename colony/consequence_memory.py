@@ -38,9 +38,9 @@ from colony.models import (
 from colony.storage import StateDB
 from colony.trust import outcome_delta, quantize
 
-__all__ = ["ConsequenceMemory", "parse_feedback"]
+__all__ = ["SCHEMA", "ConsequenceMemory", "check_agent_id", "parse_feedback"]
 
-_SCHEMA = """
+SCHEMA = """
 CREATE TABLE IF NOT EXISTS agent_profiles (
     agent_id TEXT PRIMARY KEY,
     role TEXT NOT NULL,
@@ -195,12 +195,12 @@ class ConsequenceMemory:
         recent_window: int | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.db = db if isinstance(db, StateDB) else StateDB(db)
+        self.db = db if isinstance(db, StateDB) else StateDB(db, schemas=(SCHEMA,))
         full = default_policy()
         self.policy = policy if policy is not None else full.trust
         self.window = recent_window if recent_window is not None else full.gate.recent_failure_window
         self._clock = clock
-        self.db.conn.executescript(_SCHEMA)
+        self.db.ensure_schema(SCHEMA)
         self._cursor = self.db.conn.cursor()  # one cursor for the hot statements (no cursor object per call)
         self._agents: OrderedDict[str, _Agent] = OrderedDict()
         self._known = {row[0] for row in self.db.conn.execute("SELECT agent_id FROM agent_profiles")}
@@ -482,12 +482,13 @@ class ConsequenceMemory:
             "SELECT p.rowid, p.tick, p.proposal_id, EXISTS (SELECT 1 FROM consequences c WHERE c.proposal_id = p.proposal_id) "
             "FROM proposals p WHERE p.rowid > ? ORDER BY p.rowid LIMIT ?",
             (after_rowid, limit),
-        ).fetchall()
+        )
         old = []
-        for row in rows:
+        for row in rows:  # stepped lazily: the walk ends at the first young proposal
             if row[1] >= before_tick:
                 break
             old.append(row)
+        rows.close()
         if len(old) < 2:
             return 0, after_rowid
         walked = old[:-1]  # the last old row waits for the next walk

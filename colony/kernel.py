@@ -31,6 +31,7 @@ from colony.attestation import (
     signer_from_env,
 )
 from colony.config import Policy, default_policy, load_policy
+from colony.consequence_memory import SCHEMA as MEMORY_SCHEMA
 from colony.consequence_memory import ConsequenceMemory
 from colony.errors import AttestationError, ValidationError
 from colony.falsification import FalsificationWorker
@@ -119,7 +120,7 @@ class ColonyKernel(AttestedLifecycleMixin):
         self.config = config = config if config is not None else ColonyKernelConfig()
         self.policy = config.resolve_policy()
         self._clock = config.clock
-        self.db = StateDB(config.state_path)
+        self.db = StateDB(config.state_path, schemas=(MEMORY_SCHEMA,))
         self._lock = self.db.lock
         p = self.policy
         self.pheromones = PheromoneStore(p.pheromone, clock=self._clock)
@@ -453,8 +454,10 @@ class ColonyKernel(AttestedLifecycleMixin):
     def tick(self) -> None:
         """Advance one tick: decay the field, roll the budget period if it elapsed, sweep retention."""
         before = self.retention.snapshot()
+        # in memory, a tick writes nothing unless retention sweeps: then it needs no transaction
+        scope = self.db.single_statement() if self._lean and not self.retention.due() else self._atomic()
         try:
-            with self._atomic():
+            with scope:
                 self.pheromones.tick()
                 self.resource_ledger.maybe_reset()
                 self.retention.step()

@@ -157,17 +157,18 @@ def check_json_value(name: str, value: Any, *, max_depth: int | None = None, int
 
     Rules: str keys; no NaN or infinity; text is valid Unicode (no lone surrogates, which
     no UTF-8 store can hold); integers fit a signed ``integer_bits`` integer; nesting at most
-    ``max_depth`` deep. Both limits default to the policy in force (``limits``). The error
-    names the path, e.g. ``evidence.tests[2]``.
+    ``max_depth`` deep. Both limits default to the policy in force (``limits``), which is
+    only consulted when a value comes near them (the policy allows no limit below 8).
+    The error names the path, e.g. ``evidence.tests[2]``.
     """
-    if max_depth is None or integer_bits is None:
-        limits = _limits()
-        max_depth = limits.json_depth if max_depth is None else max_depth
-        integer_bits = limits.integer_bits if integer_bits is None else integer_bits
-    _check_json(name, value, 0, max_depth, 1 << (integer_bits - 1))
+    _check_json(name, value, 0, max_depth or 0, 1 << (integer_bits - 1) if integer_bits else 0)
+
+
+_NEAR = 8  # json_depth and integer_bits are at least this (config validation): below it, no policy lookup
 
 
 def _check_json(name: str, value: Any, depth: int, max_depth: int, bound: int) -> None:
+    """The walk behind :func:`check_json_value`; ``max_depth``/``bound`` of 0 mean "the policy's, when needed"."""
     if value is None or value is True or value is False:
         return
     kind = type(value)
@@ -176,15 +177,19 @@ def _check_json(name: str, value: Any, depth: int, max_depth: int, bound: int) -
             check_text(name, value)
         return
     if kind is int:
-        if not -bound <= value < bound:
-            raise ValidationError(name, f"holds an integer outside the signed {bound.bit_length()}-bit range", value=None)
+        if value.bit_length() >= _NEAR - 1:
+            bound = bound or 1 << (_limits().integer_bits - 1)
+            if not -bound <= value < bound:
+                raise ValidationError(name, f"holds an integer outside the signed {bound.bit_length()}-bit range", value=None)
         return
     if kind is float:
         if not math.isfinite(value):
             raise ValidationError(name, f"contains a non-finite number {value!r}", value=value)
         return
-    if depth >= max_depth:
-        raise ValidationError(name, f"is nested too deeply (limit {max_depth}, policy limits.json_depth)")
+    if depth >= _NEAR:
+        max_depth = max_depth or _limits().json_depth
+        if depth >= max_depth:
+            raise ValidationError(name, f"is nested too deeply (limit {max_depth}, policy limits.json_depth)")
     if kind is list or kind is tuple:
         for i, item in enumerate(value):
             _check_json(f"{name}[{i}]", item, depth + 1, max_depth, bound)
@@ -342,6 +347,24 @@ class ResourceCost(_Record):
 
     def __post_init__(self) -> None:
         calls: Any = self.llm_calls
+        if (
+            type(calls) is int
+            and 0 <= calls < 128
+            and type(self.runtime_seconds) is float
+            and type(self.human_attention_minutes) is float
+            and type(self.doc_debt) is float
+            and 0.0 <= self.runtime_seconds + self.human_attention_minutes + self.doc_debt < math.inf
+            and self.runtime_seconds >= 0.0
+            and self.human_attention_minutes >= 0.0
+            and self.doc_debt >= 0.0
+            and type(self.risk_level) is float
+            and type(self.merge_risk) is float
+            and type(self.security_exposure) is float
+            and 0.0 <= self.risk_level <= 1.0
+            and 0.0 <= self.merge_risk <= 1.0
+            and 0.0 <= self.security_exposure <= 1.0
+        ):
+            return  # the common case (small counts, plain floats in range) needs no conversion
         if isinstance(calls, bool) or not isinstance(calls, int):
             if isinstance(calls, float) and math.isfinite(calls) and calls.is_integer():
                 object.__setattr__(self, "llm_calls", int(calls))
@@ -416,7 +439,10 @@ class ActionProposal(_Record):
 
     def __post_init__(self) -> None:
         for name in _REQUIRED:
-            _nonempty(f"ActionProposal.{name}", getattr(self, name))
+            value = getattr(self, name)
+            # the common case, ASCII text that is not blank, without the call
+            if type(value) is not str or not value.isascii() or not value or value.isspace():
+                _nonempty(f"ActionProposal.{name}", value)
         if not isinstance(self.budget_estimate, ResourceCost):
             raise ValidationError("ActionProposal.budget_estimate", "must be a ResourceCost", value=self.budget_estimate)
         if not isinstance(self.rollback_plan, str):
@@ -425,9 +451,12 @@ class ActionProposal(_Record):
             check_text("ActionProposal.rollback_plan", self.rollback_plan)
         if not isinstance(self.evidence, dict):
             raise ValidationError("ActionProposal.evidence", "must be a dict", value=self.evidence)
-        check_json_value("ActionProposal.evidence", self.evidence)
+        if self.evidence:
+            check_json_value("ActionProposal.evidence", self.evidence)
         _nonempty("ActionProposal.proposal_id", self.proposal_id)
-        check_finite("ActionProposal.created_at", self.created_at)
+        created = self.created_at
+        if type(created) is not float or not -math.inf < created < math.inf:
+            check_finite("ActionProposal.created_at", created)
 
     def to_dict(self) -> dict[str, Any]:
         return self._fields(copy_json(self.evidence))

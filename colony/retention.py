@@ -1,12 +1,18 @@
 """Retention: the kernel forgets stale proposals and idle one-shot profiles, a bounded slice per tick.
 
-Two sweeps run on every tick, each over at most ``retention.sweep_rows`` rows:
+Two sweeps run on ticks, each over at most ``retention.sweep_rows`` rows per tick:
 
 * proposals with no outcome, made more than ``retention.proposal_ticks`` ticks ago, are
   deleted (a proposal with an outcome is kept: the outcome refers to it);
 * profiles of agents unseen for ``retention.profile_idle_ticks`` ticks that hold nothing
   earned (never calibrated, no recorded outcome) are deleted; such an agent returning
-  starts again as a new agent, having lost only its proposal count.
+  starts again as a new agent, having lost only its proposal count. Profiles are
+  not stored in the order they go idle, so this sweep is a pass over the whole table,
+  started every ``profile_idle_ticks // 8`` ticks and carried on a slice per tick: an
+  idle profile goes within an eighth of the horizon after it becomes eligible.
+
+Nothing is read before anything can be old enough (the first ``proposal_ticks`` and
+``profile_idle_ticks`` lifetime ticks).
 
 Ages are in *lifetime* ticks, which ``calm_down`` never resets. The counts of what was
 pruned are part of ``colony_status``.
@@ -39,12 +45,20 @@ class Retention:
         self.policy = policy
         self._memory = memory
         self._db = db
-        stored = {name: int(db.get_meta(f"retention.{name}") or 0) for name in _STATE} if db.persistent else {}
+        raw = db.get_meta("retention") if db.persistent else None
+        stored = dict(zip(_STATE, (int(v) for v in raw.split(",")), strict=True)) if raw else {}
         self.lifetime_tick = stored.get("lifetime_tick", 0)
         self.proposals_pruned = stored.get("proposals_pruned", 0)
         self.profiles_pruned = stored.get("profiles_pruned", 0)
         self._proposal_cursor = stored.get("proposal_cursor", 0)
         self._profile_cursor = stored.get("profile_cursor", 0)
+
+    def due(self) -> bool:
+        """Whether the next :meth:`step` reads the store (otherwise it only counts the tick)."""
+        now, p = self.lifetime_tick + 1, self.policy
+        return now > p.proposal_ticks or (
+            now > p.profile_idle_ticks and bool(self._profile_cursor or now % max(1, p.profile_idle_ticks // 8) == 0)
+        )
 
     def step(self) -> tuple[int, int]:
         """Advance the lifetime tick and sweep one slice; return (proposals, profiles) pruned now.
@@ -52,20 +66,24 @@ class Retention:
         Call inside the tick's transaction.
         """
         self.lifetime_tick += 1
+        now = self.lifetime_tick
         p = self.policy
         memory = self._memory
-        proposals, self._proposal_cursor = memory.prune_proposals(
-            self.lifetime_tick - p.proposal_ticks, self._proposal_cursor, p.sweep_rows
-        )
-        profiles, self._profile_cursor = memory.prune_idle_profiles(
-            self.lifetime_tick - p.profile_idle_ticks, self._profile_cursor, p.sweep_rows
-        )
+        proposals = profiles = 0
+        if now > p.proposal_ticks:
+            proposals, self._proposal_cursor = memory.prune_proposals(
+                now - p.proposal_ticks, self._proposal_cursor, p.sweep_rows
+            )
+        if now > p.profile_idle_ticks and (self._profile_cursor or now % max(1, p.profile_idle_ticks // 8) == 0):
+            profiles, self._profile_cursor = memory.prune_idle_profiles(
+                now - p.profile_idle_ticks, self._profile_cursor, p.sweep_rows
+            )
+        if not (proposals or profiles or self._db.persistent):
+            return 0, 0
         self.proposals_pruned += proposals
         self.profiles_pruned += profiles
-        if self._db.persistent:
-            state = (self.lifetime_tick, self.proposals_pruned, self.profiles_pruned, self._proposal_cursor, self._profile_cursor)
-            for name, value in zip(_STATE, state, strict=True):
-                self._db.set_meta(f"retention.{name}", str(value))
+        if self._db.persistent:  # one meta row: the five numbers, comma-separated, in _STATE order
+            self._db.set_meta("retention", ",".join(str(v) for v in self.snapshot()))
         return proposals, profiles
 
     def rollback(self, before: tuple[int, ...]) -> None:

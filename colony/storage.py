@@ -53,9 +53,12 @@ class StateDB:
     Parameters:
         path: a file path (parent directories are created), or ``":memory:"`` / None for an
             in-memory database.
+        schemas: the DDL scripts of the components that will share this database (each also
+            calls :meth:`ensure_schema`); an in-memory database starts as a copy of a cached
+            image that holds them, instead of creating every table again.
     """
 
-    def __init__(self, path: str | Path | None = ":memory:") -> None:
+    def __init__(self, path: str | Path | None = ":memory:", *, schemas: tuple[str, ...] = ()) -> None:
         if path is None:
             path = ":memory:"
         if not isinstance(path, str | Path):
@@ -74,14 +77,18 @@ class StateDB:
             if self.persistent:
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self.conn = conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            new = self._check_schema()
+            self._ensured: set[str] = set()
             if self.persistent:
+                new = self._check_schema()
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
+                conn.executescript(_KERNEL_SCHEMA)
+                if new:
+                    self.set_meta("schema_version", SCHEMA_VERSION)
+            else:
+                _memory_image(schemas).backup(conn)  # every table, as a fresh in-memory database would get them
+                self._ensured.update(schemas)
             conn.execute("PRAGMA busy_timeout=5000")
-            conn.executescript(_KERNEL_SCHEMA)
-            if new:
-                self.set_meta("schema_version", SCHEMA_VERSION)
             # BEGIN / COMMIT / ROLLBACK go through one cursor (every call opens a transaction; no cursor per statement)
             self.control = conn.cursor()
         except (sqlite3.DatabaseError, OSError) as exc:
@@ -90,6 +97,12 @@ class StateDB:
             raise ValidationError(
                 "state_path", f"cannot open the state file {self.path!r} as a colony state database ({exc})", value=self.path
             ) from exc
+
+    def ensure_schema(self, script: str) -> None:
+        """Create a component's tables (``CREATE ... IF NOT EXISTS`` DDL) unless this database has them."""
+        if script not in self._ensured:
+            self.conn.executescript(script)
+            self._ensured.add(script)
 
     def _check_schema(self) -> bool:
         """True for a new database; raise (before anything is written) for one of another schema."""
@@ -189,6 +202,29 @@ class StateDB:
             return None
         data: dict[str, Any] = json.loads(raw)
         return ResourceCost.from_dict(data["used"]), float(data["period_start"])
+
+
+_IMAGES: dict[tuple[str, ...], sqlite3.Connection] = {}
+_IMAGES_LOCK = threading.Lock()
+
+
+def _memory_image(schemas: tuple[str, ...]) -> sqlite3.Connection:
+    """A cached in-memory database holding the kernel's tables, ``schemas`` and the schema version.
+
+    Creating a dozen tables, indexes and triggers re-parses the schema after every
+    statement; copying a finished image (the SQLite backup API) is several times cheaper,
+    which matters to callers that make many short-lived kernels (the paired replay, the study).
+    """
+    with _IMAGES_LOCK:
+        image = _IMAGES.get(schemas)
+        if image is None:
+            image = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            image.executescript(_KERNEL_SCHEMA)
+            for script in schemas:
+                image.executescript(script)
+            image.execute("INSERT INTO kernel_meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            _IMAGES[schemas] = image
+        return image
 
 
 class _Transaction:
