@@ -121,6 +121,14 @@ class ActuationGate:
     ) -> None:
         if not isinstance(pheromone_store, PheromoneStore):
             raise TypeError("pheromone_store must be a PheromoneStore")
+        if resource_ledger is not None and not isinstance(resource_ledger, ResourceLedger):
+            raise ValidationError(
+                "resource_ledger",
+                f"must be a ResourceLedger or None, got {type(resource_ledger).__name__}",
+                value=resource_ledger,
+            )
+        if recent_failures is not None and not callable(recent_failures):
+            raise ValidationError("recent_failures", f"must be callable or None, got {type(recent_failures).__name__}")
         self.policy = policy if policy is not None else default_policy().gate
         self.store = pheromone_store
         self.ledger = resource_ledger

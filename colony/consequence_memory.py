@@ -15,7 +15,6 @@ and an unknown agent costs no query at all.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -24,13 +23,21 @@ from typing import Any
 
 from colony.config import TrustPolicy, default_policy
 from colony.errors import ConflictError, ValidationError
+from colony.memory_rows import (
+    INSERT_CONSEQUENCE,
+    INSERT_PROPOSAL,
+    PROPOSAL_COLUMNS,
+    PROPOSAL_SELECT,
+    RECENT_KEYS,
+    SAVE_PROFILE,
+    SCHEMA,
+    proposal_from_row,
+)
 from colony.models import (
-    COST_FIELDS,
     ActionProposal,
     AgentRole,
     AgentTrustProfile,
     ConsequenceRecord,
-    ResourceCost,
     check_finite,
     check_text,
     json_text,
@@ -39,96 +46,6 @@ from colony.storage import StateDB
 from colony.trust import outcome_delta, quantize
 
 __all__ = ["SCHEMA", "ConsequenceMemory", "check_agent_id", "parse_feedback"]
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS agent_profiles (
-    agent_id TEXT PRIMARY KEY,
-    role TEXT NOT NULL,
-    trust_score REAL NOT NULL,
-    total_proposals INTEGER NOT NULL,
-    accepted_proposals INTEGER NOT NULL,
-    last_updated REAL NOT NULL,
-    calibrated INTEGER NOT NULL DEFAULT 0,
-    last_seen_tick INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS agent_profiles_role ON agent_profiles (role);
-CREATE TABLE IF NOT EXISTS proposals (
-    proposal_id TEXT PRIMARY KEY,
-    agent_id TEXT NOT NULL,
-    agent_type TEXT NOT NULL,
-    action_type TEXT NOT NULL,
-    target TEXT NOT NULL,
-    rationale TEXT NOT NULL,
-    expected_outcome TEXT NOT NULL,
-    rollback_plan TEXT NOT NULL,
-    evidence_json TEXT,
-    created_at REAL NOT NULL,
-    llm_calls INTEGER NOT NULL,
-    runtime_seconds REAL NOT NULL,
-    risk_level REAL NOT NULL,
-    human_attention_minutes REAL NOT NULL,
-    merge_risk REAL NOT NULL,
-    doc_debt REAL NOT NULL,
-    security_exposure REAL NOT NULL,
-    tick INTEGER NOT NULL
-);
--- a stored agent's proposal count and last-seen tick follow its proposals (an unknown agent's row is written by save_profile)
-CREATE TRIGGER IF NOT EXISTS proposals_count AFTER INSERT ON proposals BEGIN
-    UPDATE agent_profiles SET total_proposals = total_proposals + 1, last_seen_tick = NEW.tick WHERE agent_id = NEW.agent_id;
-END;
--- one row per outcome, in the order they were recorded (rowid); the proposal is its proposals row
-CREATE TABLE IF NOT EXISTS consequences (
-    consequence_id TEXT NOT NULL,
-    proposal_id TEXT NOT NULL UNIQUE,
-    agent_id TEXT NOT NULL,
-    action_taken TEXT NOT NULL,
-    actual_outcome TEXT NOT NULL,
-    tests_passed INTEGER NOT NULL,
-    human_feedback REAL NOT NULL,
-    repair_needed INTEGER NOT NULL,
-    trust_delta REAL NOT NULL,
-    recorded_at REAL NOT NULL,
-    attested INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS consequences_agent ON consequences (agent_id);
-"""
-# proposals are stored as columns, not JSON: encoding eight floats to text costs more than the insert
-_PROPOSAL_COLUMNS = (
-    "proposal_id",
-    "agent_id",
-    "agent_type",
-    "action_type",
-    "target",
-    "rationale",
-    "expected_outcome",
-    "rollback_plan",
-    "evidence_json",
-    "created_at",
-    *COST_FIELDS,
-)
-_INSERT_PROPOSAL = (
-    f"INSERT OR IGNORE INTO proposals ({', '.join(_PROPOSAL_COLUMNS)}, tick) "
-    f"VALUES ({', '.join('?' * (len(_PROPOSAL_COLUMNS) + 1))})"
-)
-_PROPOSAL_SELECT = ", ".join(f"p.{c}" for c in _PROPOSAL_COLUMNS)
-_SAVE_PROFILE = (
-    "INSERT INTO agent_profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET "
-    "role=excluded.role, trust_score=excluded.trust_score, total_proposals=excluded.total_proposals, "
-    "accepted_proposals=excluded.accepted_proposals, last_updated=excluded.last_updated, "
-    "calibrated=MAX(calibrated, excluded.calibrated), last_seen_tick=MAX(last_seen_tick, excluded.last_seen_tick)"
-)
-_INSERT_CONSEQUENCE = "INSERT OR IGNORE INTO consequences VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-_RECENT_KEYS = (
-    "consequence_id",
-    "proposal_id",
-    "agent_id",
-    "action_type",
-    "target",
-    "tests_passed",
-    "repair_needed",
-    "trust_delta",
-    "recorded_at",
-)
 
 _POSITIVE = frozenset({"good", "approve", "yes", "+"})
 _NEGATIVE = frozenset({"bad", "reject", "no", "-"})
@@ -280,7 +197,7 @@ class ConsequenceMemory:
         """Upsert a profile's scalar fields (trust at the policy's precision) and make it the cached one."""
         profile.trust_score = quantize(profile.trust_score, self.policy.decimals)
         self._cursor.execute(
-            _SAVE_PROFILE,
+            SAVE_PROFILE,
             (
                 profile.agent_id,
                 profile.role.value,
@@ -317,7 +234,7 @@ class ConsequenceMemory:
         evidence = proposal.evidence
         cur = self._cursor
         cur.execute(
-            _INSERT_PROPOSAL,
+            INSERT_PROPOSAL,
             (
                 proposal.proposal_id,
                 proposal.agent_id,
@@ -358,10 +275,8 @@ class ConsequenceMemory:
 
     def get_proposal(self, proposal_id: str) -> ActionProposal | None:
         """The proposal stored under ``proposal_id`` (first seen version), or None."""
-        row = self.db.conn.execute(
-            f"SELECT {_PROPOSAL_SELECT} FROM proposals p WHERE proposal_id = ?", (proposal_id,)
-        ).fetchone()
-        return _proposal(row) if row is not None else None
+        row = self.db.conn.execute(f"SELECT {PROPOSAL_SELECT} FROM proposals p WHERE proposal_id = ?", (proposal_id,)).fetchone()
+        return proposal_from_row(row) if row is not None else None
 
     # -------------------------------------------------------------- outcomes
     def has_outcome(self, proposal_id: str) -> bool:
@@ -386,7 +301,7 @@ class ConsequenceMemory:
         proposal = record.proposal
         cur = self._cursor
         cur.execute(
-            _INSERT_CONSEQUENCE,
+            INSERT_CONSEQUENCE,
             (
                 record.consequence_id,
                 proposal.proposal_id,
@@ -434,7 +349,7 @@ class ConsequenceMemory:
         ).fetchall()
         out = []
         for row in rows:
-            d = dict(zip(_RECENT_KEYS, row, strict=True))
+            d = dict(zip(RECENT_KEYS, row, strict=True))
             d["tests_passed"] = bool(d["tests_passed"])
             d["repair_needed"] = bool(d["repair_needed"])
             out.append(d)
@@ -448,16 +363,16 @@ class ConsequenceMemory:
     def get_record(self, proposal_id: str) -> ConsequenceRecord | None:
         """The outcome recorded for a proposal, if any."""
         row = self.db.conn.execute(
-            f"SELECT {_PROPOSAL_SELECT}, c.action_taken, c.actual_outcome, c.tests_passed, c.human_feedback, "
+            f"SELECT {PROPOSAL_SELECT}, c.action_taken, c.actual_outcome, c.tests_passed, c.human_feedback, "
             "c.repair_needed, c.trust_delta, c.recorded_at, c.consequence_id "
             "FROM consequences c JOIN proposals p ON p.proposal_id = c.proposal_id WHERE c.proposal_id = ?",
             (proposal_id,),
         ).fetchone()
         if row is None:
             return None
-        n = len(_PROPOSAL_COLUMNS)
+        n = len(PROPOSAL_COLUMNS)
         taken, actual, passed, feedback, repair, delta, at, cid = row[n:]
-        return ConsequenceRecord(_proposal(row[:n]), taken, actual, bool(passed), feedback, bool(repair), delta, at, cid)
+        return ConsequenceRecord(proposal_from_row(row[:n]), taken, actual, bool(passed), feedback, bool(repair), delta, at, cid)
 
     def count(self) -> int:
         """Number of recorded outcomes."""
@@ -469,52 +384,11 @@ class ConsequenceMemory:
         return {role: n for role, n in rows}
 
     # ------------------------------------------------------------- retention
-    def prune_proposals(self, before_tick: int, after_rowid: int, limit: int) -> tuple[int, int]:
-        """Delete outcome-less proposals made before ``before_tick``, walking at most ``limit`` rows.
-
-        Proposals are walked in storage order from ``after_rowid``; their ticks (the kernel's
-        lifetime tick, which never goes back) grow in that order, so the walk stops at the
-        first proposal too young to prune. A proposal with an outcome is kept (its outcome
-        row refers to it), and so is the last row walked, so a deleted largest rowid is never
-        handed out again behind the walk. Returns (deleted, the rowid to resume after).
-        """
-        rows = self.db.conn.execute(
-            "SELECT p.rowid, p.tick, p.proposal_id, EXISTS (SELECT 1 FROM consequences c WHERE c.proposal_id = p.proposal_id) "
-            "FROM proposals p WHERE p.rowid > ? ORDER BY p.rowid LIMIT ?",
-            (after_rowid, limit),
-        )
-        old = []
-        for row in rows:  # stepped lazily: the walk ends at the first young proposal
-            if row[1] >= before_tick:
-                break
-            old.append(row)
-        rows.close()
-        if len(old) < 2:
-            return 0, after_rowid
-        walked = old[:-1]  # the last old row waits for the next walk
-        doomed = [(pid,) for _, _, pid, has_outcome in walked if not has_outcome]
-        self.db.conn.executemany("DELETE FROM proposals WHERE proposal_id = ?", doomed)
-        return len(doomed), walked[-1][0]
-
-    def prune_idle_profiles(self, before_tick: int, after_rowid: int, limit: int) -> tuple[int, int]:
-        """Delete up to ``limit`` rows' worth of idle profiles that hold nothing earned.
-
-        A profile is pruned when its agent was last seen before ``before_tick``, it was
-        never calibrated and it has no recorded outcome (only proposal counts are lost).
-        Returns (deleted, the rowid to resume from; 0 after the last row).
-        """
-        rows = self.db.conn.execute(
-            "SELECT a.rowid, a.agent_id, a.last_seen_tick < ? AND a.calibrated = 0 AND NOT EXISTS "
-            "(SELECT 1 FROM consequences c WHERE c.agent_id = a.agent_id) FROM agent_profiles a WHERE a.rowid > ? "
-            "ORDER BY a.rowid LIMIT ?",
-            (before_tick, after_rowid, limit),
-        ).fetchall()
-        doomed = [agent_id for _, agent_id, idle in rows if idle]
-        self.db.conn.executemany("DELETE FROM agent_profiles WHERE agent_id = ?", [(a,) for a in doomed])
-        for agent_id in doomed:
+    def forget(self, agent_ids: list[str]) -> None:
+        """Drop deleted profiles from the in-process caches (see :mod:`colony.retention`)."""
+        for agent_id in agent_ids:
             self._known.discard(agent_id)
             self._agents.pop(agent_id, None)
-        return len(doomed), (rows[-1][0] if len(rows) == limit else 0)
 
     def proposal_count(self) -> int:
         """Number of stored proposals."""
@@ -523,20 +397,3 @@ class ConsequenceMemory:
     def profile_count(self) -> int:
         """Number of stored profiles."""
         return len(self._known)
-
-
-def _proposal(row: tuple[Any, ...]) -> ActionProposal:
-    (pid, agent_id, agent_type, action_type, target, rationale, expected, rollback, evidence, created_at, *cost) = row
-    return ActionProposal(
-        agent_id,
-        agent_type,
-        action_type,
-        target,
-        rationale,
-        expected,
-        ResourceCost(*cost),
-        rollback,
-        json.loads(evidence) if evidence else {},
-        pid,
-        created_at,
-    )

@@ -50,6 +50,8 @@ from colony.models import (
     SignalSource,
     SignalType,
     check_finite,
+    check_json_value,
+    check_text,
 )
 from colony.outcomes import ParsedOutcome, parse_outcome
 from colony.pheromone_store import PheromoneStore
@@ -348,7 +350,14 @@ class ColonyKernel(AttestedLifecycleMixin):
         memory.note_proposal(profile, proposal, evidence_json, tick=tick)
         delta = memory.trust_delta(tests_passed=tests_passed, repair_needed=parsed.repair_needed, human_feedback=parsed.feedback)
         record = ConsequenceRecord(
-            proposal, parsed.action_taken, parsed.summary, tests_passed, parsed.feedback, parsed.repair_needed, delta, self._clock()
+            proposal,
+            parsed.action_taken,
+            parsed.summary,
+            tests_passed,
+            parsed.feedback,
+            parsed.repair_needed,
+            delta,
+            self._clock(),
         )
         memory.record(record, profile, attested=attested, tick=tick, settle=self.role_adapter.update)
         return record
@@ -400,8 +409,11 @@ class ColonyKernel(AttestedLifecycleMixin):
 
         Repository-aware checks run inside the configured ``repo_root`` only. Returns the
         findings, verdict, ``severity_score`` (the maximum finding weight), ``mean_severity``
-        and a recommendation.
+        and a recommendation. A plan is JSON data within the policy's ``limits.json_bytes``.
         """
+        if isinstance(plan, dict):
+            check_json_value("plan", plan)
+            self._limits.json("plan", plan)
         return self.repo_falsification_worker.falsify(plan)
 
     # -------------------------------------------------------------- profiles
@@ -475,6 +487,7 @@ class ColonyKernel(AttestedLifecycleMixin):
         """Emergency brake: clear the field, reset the budget period and the tick count; keep history."""
         if not isinstance(reason, str) or not reason.strip():
             raise ValidationError("reason", "must be a non-empty string", value=reason)
+        self._limits.text("reason", check_text("reason", reason))
         with self._atomic():
             before = self.pheromones.tick_count
             cleared = self.pheromones.clear()

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import threading
 
     from colony.attestation import AttestedLifecycle, LedgerEvent, LedgerValidationResult
+    from colony.limits import InputLimits
 
 __all__ = ["AttestedLifecycleMixin"]
 
@@ -27,6 +28,7 @@ class AttestedLifecycleMixin:
     attestation: AttestedLifecycle | None
     run_id: str
     _lock: threading.RLock
+    _limits: InputLimits
 
     def _atomic(self) -> AbstractContextManager[object]:  # pragma: no cover - provided by the kernel
         raise NotImplementedError
@@ -63,6 +65,7 @@ class AttestedLifecycleMixin:
         if not isinstance(receipt, dict):
             raise ValidationError("receipt", "must be a dict", value=receipt)
         check_json_value("receipt", receipt)
+        self._limits.json("receipt", receipt)
         with self._atomic():
             return att.record_receipt(proposal_id, receipt, actor_id)
 

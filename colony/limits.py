@@ -46,7 +46,9 @@ class InputLimits:
         if len(value) > self._quarter:
             size = len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
             if size > self.text_bytes:
-                raise ValidationError(name, f"is {size} bytes of UTF-8; the limit is {self.text_bytes} (policy limits.text_bytes)")
+                raise ValidationError(
+                    name, f"is {size} bytes of UTF-8; the limit is {self.text_bytes} (policy limits.text_bytes)"
+                )
 
     def json(self, name: str, value: Any) -> str:
         """The compact JSON text of ``value``; ValidationError(``name``) if it is longer than ``json_bytes``."""
@@ -59,16 +61,19 @@ class InputLimits:
 
     def proposal(self, proposal: ActionProposal) -> str | None:
         """Check every text field of a proposal and its evidence; return the evidence JSON (None when empty)."""
-        if max(
-            len(proposal.agent_id),
-            len(proposal.agent_type),
-            len(proposal.action_type),
-            len(proposal.target),
-            len(proposal.rationale),
-            len(proposal.expected_outcome),
-            len(proposal.rollback_plan),
-            len(proposal.proposal_id),
-        ) > self._quarter:
+        if (
+            max(
+                len(proposal.agent_id),
+                len(proposal.agent_type),
+                len(proposal.action_type),
+                len(proposal.target),
+                len(proposal.rationale),
+                len(proposal.expected_outcome),
+                len(proposal.rollback_plan),
+                len(proposal.proposal_id),
+            )
+            > self._quarter
+        ):
             for name in (
                 "agent_id",
                 "agent_type",

@@ -202,8 +202,8 @@ def _check_json(name: str, value: Any, depth: int, max_depth: int, bound: int) -
                 check_text(f"{name} key", k)
             _check_json(f"{name}.{k}", item, depth + 1, max_depth, bound)
         return
-    if isinstance(value, bool | str | int | float | list | tuple | dict):  # subclasses: judged as their base type
-        base = next(b for b in (bool, str, int, float, list, tuple, dict) if isinstance(value, b))
+    base: Any = next((b for b in (bool, str, int, float, list, tuple, dict) if isinstance(value, b)), None)
+    if base is not None:  # a subclass (an enum, an OrderedDict ...): judged as its base type
         _check_json(name, base(value), depth, max_depth, bound)
         return
     raise ValidationError(name, f"holds a {type(value).__name__}, which is not JSON data", value=value)
@@ -228,9 +228,10 @@ def _limits() -> LimitsPolicy:
 # and so is JSONEncoder.encode, which makes a new C encoder on every call; the C encoder is made once
 # (no circular-reference markers: values are checked by check_json_value, whose depth limit stops cycles)
 _JSON = json.JSONEncoder(sort_keys=True, allow_nan=False, separators=(",", ":"))
+_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # CPython's C encoder (absent elsewhere)
 _C_ENCODER = (
-    json.encoder.c_make_encoder(None, _JSON.default, json.encoder.encode_basestring_ascii, None, ":", ",", True, False, False)
-    if json.encoder.c_make_encoder is not None
+    _MAKE_ENCODER(None, _JSON.default, json.encoder.encode_basestring_ascii, None, ":", ",", True, False, False)
+    if _MAKE_ENCODER is not None
     else None
 )
 
@@ -393,7 +394,9 @@ class ResourceCost(_Record):
         calls = self.llm_calls + other.llm_calls
         bits = calls.bit_length()
         if bits >= 8 and bits >= _limits().integer_bits:
-            raise ValidationError("ResourceCost.llm_calls", f"sum {calls} does not fit a signed {_limits().integer_bits}-bit integer")
+            raise ValidationError(
+                "ResourceCost.llm_calls", f"sum {calls} does not fit a signed {_limits().integer_bits}-bit integer"
+            )
         setattr_(new, "llm_calls", calls)
         for name in _COUNTS:
             total = getattr(self, name) + getattr(other, name)

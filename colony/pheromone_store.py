@@ -446,4 +446,3 @@ class PheromoneStore:
 
 def _factor(trust_factor: Any) -> float:
     return check_finite("trust_factor", trust_factor, minimum=0.0)
-

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from colony.consequence_memory import ConsequenceMemory
     from colony.storage import StateDB
 
-__all__ = ["Retention"]
+__all__ = ["Retention", "prune_idle_profiles", "prune_proposals"]
 
 _STATE = ("lifetime_tick", "proposals_pruned", "profiles_pruned", "proposal_cursor", "profile_cursor")
 
@@ -71,12 +71,12 @@ class Retention:
         memory = self._memory
         proposals = profiles = 0
         if now > p.proposal_ticks:
-            proposals, self._proposal_cursor = memory.prune_proposals(
-                now - p.proposal_ticks, self._proposal_cursor, p.sweep_rows
+            proposals, self._proposal_cursor = prune_proposals(
+                memory, now - p.proposal_ticks, self._proposal_cursor, p.sweep_rows
             )
         if now > p.profile_idle_ticks and (self._profile_cursor or now % max(1, p.profile_idle_ticks // 8) == 0):
-            profiles, self._profile_cursor = memory.prune_idle_profiles(
-                now - p.profile_idle_ticks, self._profile_cursor, p.sweep_rows
+            profiles, self._profile_cursor = prune_idle_profiles(
+                memory, now - p.profile_idle_ticks, self._profile_cursor, p.sweep_rows
             )
         if not (proposals or profiles or self._db.persistent):
             return 0, 0
@@ -109,3 +109,50 @@ class Retention:
             "proposal_ticks": self.policy.proposal_ticks,
             "profile_idle_ticks": self.policy.profile_idle_ticks,
         }
+
+
+def prune_proposals(memory: ConsequenceMemory, before_tick: int, after_rowid: int, limit: int) -> tuple[int, int]:
+    """Delete outcome-less proposals made before ``before_tick``, walking at most ``limit`` rows.
+
+    Proposals are walked in storage order from ``after_rowid``; their ticks (the kernel's
+    lifetime tick, which never goes back) grow in that order, so the walk stops at the
+    first proposal too young to prune. A proposal with an outcome is kept (its outcome
+    row refers to it), and so is the last row walked, so a deleted largest rowid is never
+    handed out again behind the walk. Returns (deleted, the rowid to resume after).
+    """
+    rows = memory.db.conn.execute(
+        "SELECT p.rowid, p.tick, p.proposal_id, EXISTS (SELECT 1 FROM consequences c WHERE c.proposal_id = p.proposal_id) "
+        "FROM proposals p WHERE p.rowid > ? ORDER BY p.rowid LIMIT ?",
+        (after_rowid, limit),
+    )
+    old = []
+    for row in rows:  # stepped lazily: the walk ends at the first young proposal
+        if row[1] >= before_tick:
+            break
+        old.append(row)
+    rows.close()
+    if len(old) < 2:
+        return 0, after_rowid
+    walked = old[:-1]  # the last old row waits for the next walk
+    doomed = [(pid,) for _, _, pid, has_outcome in walked if not has_outcome]
+    memory.db.conn.executemany("DELETE FROM proposals WHERE proposal_id = ?", doomed)
+    return len(doomed), walked[-1][0]
+
+
+def prune_idle_profiles(memory: ConsequenceMemory, before_tick: int, after_rowid: int, limit: int) -> tuple[int, int]:
+    """Delete up to ``limit`` rows' worth of idle profiles that hold nothing earned.
+
+    A profile is pruned when its agent was last seen before ``before_tick``, it was
+    never calibrated and it has no recorded outcome (only proposal counts are lost).
+    Returns (deleted, the rowid to resume from; 0 after the last row).
+    """
+    rows = memory.db.conn.execute(
+        "SELECT a.rowid, a.agent_id, a.last_seen_tick < ? AND a.calibrated = 0 AND NOT EXISTS "
+        "(SELECT 1 FROM consequences c WHERE c.agent_id = a.agent_id) FROM agent_profiles a WHERE a.rowid > ? "
+        "ORDER BY a.rowid LIMIT ?",
+        (before_tick, after_rowid, limit),
+    ).fetchall()
+    doomed = [agent_id for _, agent_id, idle in rows if idle]
+    memory.db.conn.executemany("DELETE FROM agent_profiles WHERE agent_id = ?", [(a,) for a in doomed])
+    memory.forget(doomed)
+    return len(doomed), (rows[-1][0] if len(rows) == limit else 0)
