@@ -13,6 +13,13 @@ from pathlib import Path
 from typing import Any
 
 OUTPUT = Path(os.environ.get("COLONY_OUTPUT", Path(__file__).resolve().parents[1] / "output")) / "benchmarks"
+# figures measured before (the reference implementation's, cited; colony's round one): see the file's "about" keys
+BASELINES: dict[str, Any] = json.loads((Path(__file__).parent / "baselines.json").read_text(encoding="utf-8"))
+
+
+def load_average() -> list[float]:
+    """The machine's 1-, 5- and 15-minute load averages (other work shares the CPUs: say how much)."""
+    return [round(x, 2) for x in os.getloadavg()]
 
 
 def timings(fn: Callable[[], object], n: int) -> list[float]:
@@ -46,6 +53,7 @@ def write_artefact(name: str, results: dict[str, Any]) -> Path:
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
+        "load_average": load_average(),
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "results": results,
     }

@@ -518,7 +518,7 @@ class ColonyKernel(AttestedLifecycleMixin):
 
     def pruning_report(self, module_registry: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
         """Scan a module registry (default: derived from every DEPENDENCY trace) for pruning candidates."""
-        with self._atomic():
+        with self.db.single_statement() if not self.db.persistent else self._atomic():  # in memory it writes nothing
             report = self.pruning_daemon.report(module_registry)
             self._pruning_count = int(report["total_candidates"])
             if self.db.persistent:

@@ -310,6 +310,23 @@ class ColonySignal(_Record):
     last_reinforced: float = field(default_factory=time.time)
 
     def __post_init__(self) -> None:
+        location, strength, stamp = self.location, self.strength, self.last_reinforced
+        if (
+            type(location) is str
+            and location.isascii()
+            and location
+            and not location.isspace()
+            and type(self.signal_type) is SignalType
+            and type(self.decay_rate) is DecayRate
+            and type(self.source) is SignalSource
+            and type(strength) is float
+            and 0.0 <= strength < math.inf
+            and type(self.evidence) is dict
+            and not self.evidence
+            and type(stamp) is float
+            and -math.inf < stamp < math.inf
+        ):
+            return  # the common case needs no conversion: valid as given
         _nonempty("ColonySignal.location", self.location)
         object.__setattr__(self, "signal_type", _enum("ColonySignal.signal_type", SignalType, self.signal_type))
         object.__setattr__(self, "decay_rate", _enum("ColonySignal.decay_rate", DecayRate, self.decay_rate))
