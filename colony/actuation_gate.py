@@ -325,17 +325,22 @@ class ActuationGate:
         hazard, risk_ok, trust_ok, completeness = self._components(risk, failure, trust_score, recent_failures, len(missing))
         w = p.weights
         score = w.budget + risk_ok * w.risk + trust_ok * w.trust + completeness * w.completeness
-        score = max(0.0, min(1.0, score))
+        score = 0.0 if score < 0.0 else 1.0 if score > 1.0 else score
+        penalised = recent_failures >= p.recent_failure_threshold
+        trust_reduced = trust_ok < p.trust_partial_credit or (trust_ok < 1.0 and penalised)
+        if score >= p.execute_threshold and risk_ok >= 1.0 and not trust_reduced and not missing and not findings:
+            # an execute with nothing to warn about (the common verdict): no reasons to assemble
+            return GateResult(GateDecision.EXECUTE, score, f"gate score {score:.3f} >= execute threshold", [], True, severity)
         issues: list[str] = []
         if risk_ok < 1.0:
             issues.append(
                 f"elevated local pheromone hazard pressure at target ({hazard:.2f}; risk={risk:.2f}, failure={failure:.2f})"
             )
-        penalised = recent_failures >= p.recent_failure_threshold
-        if trust_ok < p.trust_partial_credit or (trust_ok < 1.0 and penalised):
+        if trust_reduced:
             suffix = f", recent_failures={recent_failures}" if penalised else ""
             issues.append(f"agent trust reduced (score={trust_score:.3f}{suffix})")
-        issues.extend(f"missing: {name}" for name in missing)
+        if missing:
+            issues.extend([f"missing: {name}" for name in missing])
         if findings:
             worst = max(findings, key=lambda f: f.severity.rank).severity
             issues.append(f"falsification findings: {len(findings)} (max severity {worst.value})")

@@ -77,6 +77,8 @@ def parse_feedback(feedback: str | None) -> float:
 
 def check_agent_id(agent_id: Any) -> str:
     """Return ``agent_id`` if it is a non-blank, valid Unicode string; ValidationError("agent_id") otherwise."""
+    if type(agent_id) is str and agent_id.isascii() and agent_id and not agent_id.isspace():
+        return agent_id  # the common case, without making a stripped copy
     if not isinstance(agent_id, str) or not agent_id.strip():
         raise ValidationError("agent_id", "must be a non-empty string", value=agent_id)
     if not agent_id.isascii():
@@ -222,13 +224,20 @@ class ConsequenceMemory:
         entry.profile = profile
 
     def note_proposal(
-        self, profile: AgentTrustProfile, proposal: ActionProposal, evidence_json: str | None = None, *, tick: int = 0
+        self,
+        profile: AgentTrustProfile,
+        proposal: ActionProposal,
+        evidence_json: str | None = None,
+        *,
+        tick: int = 0,
+        save_new: bool = True,
     ) -> bool:
         """Store ``proposal`` and count it once for ``profile`` (in place); True if it was new.
 
         ``evidence_json`` is the evidence's JSON text if the caller has it already. A stored
         agent's count is kept by the table's trigger; a new agent's profile row is written
-        here. A proposal id already used by another agent is a ConflictError.
+        here, unless ``save_new`` is False (the caller saves it in the same call). A proposal
+        id already used by another agent is a ConflictError.
         """
         b = proposal.budget_estimate
         evidence = proposal.evidence
@@ -259,7 +268,8 @@ class ConsequenceMemory:
         if cur.rowcount:
             profile.total_proposals += 1
             if profile.agent_id not in self._known:  # a new agent: its first proposal stores its profile
-                self.save_profile(profile, tick=tick)
+                if save_new:
+                    self.save_profile(profile, tick=tick)
                 return True
             cached = self._agents.get(profile.agent_id)
             if cached is not None and cached.profile is not profile:  # a copy was counted: so is the cache

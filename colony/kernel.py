@@ -33,16 +33,16 @@ from colony.attestation import (
 from colony.config import Policy, default_policy, load_policy
 from colony.consequence_memory import SCHEMA as MEMORY_SCHEMA
 from colony.consequence_memory import ConsequenceMemory
-from colony.errors import AttestationError, ValidationError
+from colony.errors import ValidationError
 from colony.falsification import FalsificationWorker
 from colony.falsification.report import risk_deposit
 from colony.kernel_attestation import AttestedLifecycleMixin
+from colony.kernel_outcomes import OutcomeMixin
 from colony.limits import InputLimits
 from colony.models import (
     ActionProposal,
     AgentTrustProfile,
     ColonySignal,
-    ConsequenceRecord,
     DecayRate,
     FalsificationFinding,
     GateDecision,
@@ -53,7 +53,6 @@ from colony.models import (
     check_json_value,
     check_text,
 )
-from colony.outcomes import ParsedOutcome, parse_outcome
 from colony.pheromone_store import PheromoneStore
 from colony.pruning_daemon import PruningDaemon
 from colony.resource_ledger import ResourceLedger
@@ -115,7 +114,7 @@ class ColonyKernelConfig:
             raise ValidationError("attestation_algorithm", "must be 'hmac' or 'ed25519'", value=self.attestation_algorithm)
 
 
-class ColonyKernel(AttestedLifecycleMixin):
+class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
     """The colony control plane. Public methods are safe under concurrent callers."""
 
     def __init__(self, config: ColonyKernelConfig | None = None) -> None:
@@ -170,9 +169,10 @@ class ColonyKernel(AttestedLifecycleMixin):
         self._pruning_count = int(db.get_meta("pruning_candidates_count") or 0) if db.persistent else 0
 
     def _init_run_id(self, requested: str | None) -> str:
-        stored = self.db.get_meta("run_id")
+        """The attestation run id: requested, else the state file's, else a new one (kept in a state file)."""
+        stored = self.db.get_meta("run_id") if self.db.persistent else None
         run_id = requested or stored or f"kernel-{uuid.uuid4().hex}"
-        if run_id != stored:
+        if run_id != stored and self.db.persistent:
             with self.db.transaction():
                 self.db.set_meta("run_id", run_id)
         return run_id
@@ -287,116 +287,6 @@ class ColonyKernel(AttestedLifecycleMixin):
         # proposal-time pressure is unverified: capped per key for all agents together, weighted by trust
         self.pheromones.deposit_capped(signal, profile.trust_score, cap=self.policy.proposal.proposal_deposit_cap)
 
-    # --------------------------------------------------------------- outcome
-    def record_outcome(
-        self,
-        proposal: ActionProposal,
-        outcome: dict[str, Any],
-        tests_passed: bool,
-        human_feedback: str | None = None,
-    ) -> ConsequenceRecord:
-        """Record a caller-reported outcome: trust, role, budget and pressure change.
-
-        One ordinary outcome per proposal id. In ``required`` attestation mode this path
-        is closed: use :meth:`record_attested_outcome` after an execution receipt.
-        """
-        if self.config.attestation_mode == "required":
-            raise AttestationError(
-                "attestation_mode='required': record_outcome is disabled; use authorize_execution → "
-                "record_execution_receipt → record_attested_outcome",
-                status="unauthorized_link",
-            )
-        parsed = parse_outcome(proposal, outcome, tests_passed, human_feedback)
-        evidence_json = self._check_outcome(proposal, parsed)
-        with self._atomic():
-            return self._apply_outcome(proposal, tests_passed, parsed, evidence_json, attested=False)
-
-    def _check_outcome(self, proposal: ActionProposal, parsed: ParsedOutcome) -> str | None:
-        """Everything an outcome could be refused for, before anything changes; returns the evidence JSON."""
-        limits = self._limits
-        evidence_json = limits.proposal(proposal)
-        limits.text("outcome.summary", parsed.summary)
-        limits.text("outcome.action_taken", parsed.action_taken)
-        self.resource_ledger.check_consume(parsed.cost)
-        return evidence_json
-
-    def _apply_outcome(
-        self,
-        proposal: ActionProposal,
-        tests_passed: bool,
-        parsed: ParsedOutcome,
-        evidence_json: str | None,
-        *,
-        attested: bool,
-    ) -> ConsequenceRecord:
-        """Store the outcome (proposal, record, profile), then apply its effects (budget, field)."""
-        record = self._store_outcome(proposal, tests_passed, parsed, evidence_json, attested=attested)
-        self._outcome_effects(proposal, tests_passed, parsed)
-        return record
-
-    def _store_outcome(
-        self,
-        proposal: ActionProposal,
-        tests_passed: bool,
-        parsed: ParsedOutcome,
-        evidence_json: str | None,
-        *,
-        attested: bool,
-    ) -> ConsequenceRecord:
-        """The outcome's rows: everything about it that a rolled-back transaction undoes."""
-        memory = self.consequence_memory
-        tick = self.retention.lifetime_tick
-        profile = memory.profile(proposal.agent_id)
-        memory.note_proposal(profile, proposal, evidence_json, tick=tick)
-        delta = memory.trust_delta(tests_passed=tests_passed, repair_needed=parsed.repair_needed, human_feedback=parsed.feedback)
-        record = ConsequenceRecord(
-            proposal,
-            parsed.action_taken,
-            parsed.summary,
-            tests_passed,
-            parsed.feedback,
-            parsed.repair_needed,
-            delta,
-            self._clock(),
-        )
-        memory.record(record, profile, attested=attested, tick=tick, settle=self.role_adapter.update)
-        return record
-
-    def _outcome_effects(self, proposal: ActionProposal, tests_passed: bool, parsed: ParsedOutcome) -> None:
-        """Budget and pressure: applied last, once everything that can refuse the call has passed."""
-        self.resource_ledger.consume(parsed.cost)
-        o = self.policy.outcome
-        target = proposal.target
-        store = self.pheromones
-        if tests_passed:
-            store.reinforce(target, SignalType.SUCCESS)
-        else:
-            store.deposit_trusted(
-                target,
-                SignalType.FAILURE,
-                o.failure_strength,
-                self._decay_default[SignalType.FAILURE],
-                SignalSource.TEST,
-                {"proposal_id": proposal.proposal_id, "action_type": proposal.action_type},
-            )
-        if tests_passed and not parsed.repair_needed:
-            store.deposit_trusted(
-                target,
-                SignalType.SUCCESS,
-                o.success_strength,
-                self._decay_default[SignalType.SUCCESS],
-                SignalSource.TEST,
-                {"proposal_id": proposal.proposal_id},
-            )
-        store.deposit_trusted(
-            target,
-            SignalType.DEPENDENCY,
-            o.dependency_strength,
-            self._decay_default[SignalType.DEPENDENCY],
-            SignalSource.RUNTIME,
-            {"agent_id": proposal.agent_id},
-        )
-
     def get_proposal(self, proposal_id: str) -> ActionProposal | None:
         """A proposal the kernel has seen (through propose or an outcome report), or None."""
         if not isinstance(proposal_id, str) or not proposal_id.strip():
@@ -434,7 +324,7 @@ class ColonyKernel(AttestedLifecycleMixin):
         if total_proposals.bit_length() >= self.policy.limits.integer_bits:
             raise ValidationError("total_proposals", f"must fit a signed {self.policy.limits.integer_bits}-bit integer")
         memory = self.consequence_memory
-        with self._atomic():
+        with self.db.single_statement() if self._lean else self._atomic():  # in memory, without a ledger: one upsert
             profile = memory.profile(agent_id)
             profile.trust_score = trust
             profile.total_proposals = total_proposals

@@ -85,10 +85,10 @@ class StateDB:
                 conn.executescript(_KERNEL_SCHEMA)
                 if new:
                     self.set_meta("schema_version", SCHEMA_VERSION)
+                conn.execute("PRAGMA busy_timeout=5000")  # other processes may hold the file; memory has no others
             else:
                 _memory_image(schemas).backup(conn)  # every table, as a fresh in-memory database would get them
                 self._ensured.update(schemas)
-            conn.execute("PRAGMA busy_timeout=5000")
             # BEGIN / COMMIT / ROLLBACK go through one cursor (every call opens a transaction; no cursor per statement)
             self.control = conn.cursor()
         except (sqlite3.DatabaseError, OSError) as exc:

@@ -54,10 +54,14 @@ def _refuse_root_keys(mapping: Mapping[str, Any], field: str, per: str) -> None:
 
 
 def _text(value: Any) -> str:
+    """:func:`text_of` with the common shapes (a string, a list of strings) first."""
     if type(value) is str:
         return value.strip()
-    if type(value) is list and all(type(item) is str for item in value):
-        return " ".join([item.strip() for item in value]).strip()
+    if type(value) is list:
+        try:
+            return " ".join([item.strip() for item in value]).strip()
+        except (AttributeError, TypeError):  # an item that is not text: join what str() makes of each
+            pass
     return text_of(value)
 
 
@@ -156,12 +160,14 @@ class PlanView:
         self.rollback = "" if rollback is None else (rollback.strip() if type(rollback) is str else str(rollback).strip())
         self.tests = tests
         self.has_tests = tests is not None
-        self.tests_text = tests_text = _text(tests) if tests is not None else ""
+        self.tests_text = tests_text = "" if tests is None else _text(tests)
         self.metrics = metrics
         self.has_metrics = metrics is not None
-        self.metrics_text = _text(metrics) if metrics is not None else ""
+        self.metrics_text = "" if metrics is None else _text(metrics)
         self.has_expected_outcome = expected is not None
-        self.expected_outcome = expected = _text(expected) if expected is not None else ""
+        if type(expected) is str:
+            expected = expected.strip()
+        self.expected_outcome = expected = "" if expected is None else _text(expected)
         self.dependencies = split_dependencies(dependencies) if dependencies is not None else ()
         self._context = context = f"{self.action_type} {self.target} {self.rationale_scope}"
         # case folding maps each character on its own, so folding the joined text folds each part
