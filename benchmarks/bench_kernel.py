@@ -24,7 +24,7 @@ import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.common import BASELINES, load_average, summary_us, timings, write_artefact
+from benchmarks.common import BASELINES, load_average, repeated_us, write_artefact
 from colony.kernel import ColonyKernel
 from colony.models import ActionProposal, ColonySignal, DecayRate, SignalSource, SignalType
 from colony.pheromone_store import PheromoneStore
@@ -103,12 +103,12 @@ def kernel_with(traces: int = 0, consequences: int = 0) -> ColonyKernel:
     return kernel
 
 
-def _propose_all(kernel: ColonyKernel, props: list[ActionProposal]) -> dict[str, float]:
+def _propose_all(kernel: ColonyKernel, props: list[ActionProposal]) -> dict[str, Any]:
     it = iter(props)
-    return summary_us(timings(lambda: kernel.propose_action(next(it)), len(props)))
+    return repeated_us(lambda: kernel.propose_action(next(it)), len(props))
 
 
-def bench_propose(kernel: ColonyKernel, n: int) -> dict[str, float]:
+def bench_propose(kernel: ColonyKernel, n: int) -> dict[str, Any]:
     """Proposals cycling over 1,000 clear targets (round one's measure)."""
     return _propose_all(kernel, [proposal(target=f"clear.t{i % 1000}") for i in range(n)])
 
@@ -124,16 +124,16 @@ def bench_propose_cases(n: int) -> dict[str, dict[str, float]]:
     return {name: _propose_all(kernel_with(), props) for name, props in cases.items()}
 
 
-def bench_record(kernel: ColonyKernel, n: int) -> dict[str, float]:
+def bench_record(kernel: ColonyKernel, n: int) -> dict[str, Any]:
     props = [proposal(target=f"rec.t{i % 1000}", agent=f"rec-{i % 50}") for i in range(n)]
     it = iter(props)
-    return summary_us(timings(lambda: kernel.record_outcome(next(it), {"summary": "ok"}, tests_passed=True), n))
+    return repeated_us(lambda: kernel.record_outcome(next(it), {"summary": "ok"}, tests_passed=True), n)
 
 
-def bench_tick(n_traces: int, ticks: int) -> dict[str, float]:
+def bench_tick(n_traces: int, ticks: int) -> dict[str, Any]:
     store = PheromoneStore()
     fill_field(store, n_traces)
-    return summary_us(timings(store.tick, ticks))
+    return repeated_us(store.tick, ticks)
 
 
 def bench_query(n_traces: int, n: int) -> dict[str, Any]:
@@ -141,7 +141,7 @@ def bench_query(n_traces: int, n: int) -> dict[str, Any]:
     fill_field(store, n_traces)
     for j in range(10):  # a fixed-size result: one subtree of 10 locations
         store.deposit(ColonySignal(f"probe.sub{j}", SignalType.RISK, 1.0))
-    res: dict[str, Any] = summary_us(timings(lambda: store.query("probe"), n))
+    res: dict[str, Any] = repeated_us(lambda: store.query("probe"), n)
     res["result_size"] = len(store.query("probe"))
     return res
 
@@ -251,10 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     for size in sizes:
         k_tr = kernel_with(traces=size)
         results["propose_traces"][size] = bench_propose(k_tr, reps)
-        results["status_traces"][size] = summary_us(timings(k_tr.colony_status, 200))
+        results["status_traces"][size] = repeated_us(k_tr.colony_status, 200)
         k_hi = kernel_with(consequences=size)
         results["propose_history"][size] = bench_propose(k_hi, reps)
-        results["status_history"][size] = summary_us(timings(k_hi.colony_status, 200))
+        results["status_history"][size] = repeated_us(k_hi.colony_status, 200)
         results["tick"][size] = bench_tick(size, 200)
         results["query"][size] = bench_query(size, 2000)
         results["bytes_per_trace"][size] = bytes_per_trace(size)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_kernel import fill_field, fill_history, kernel_with, profile, proposal
-from benchmarks.common import BASELINES, OUTPUT, load_average, summary_us, timings, write_artefact
+from benchmarks.common import BASELINES, OUTPUT, load_average, repeated_us, summary_us, timings, write_artefact
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.mcp.toolset import ColonyTools
 from colony.models import ColonySignal, DecayRate, SignalSource, SignalType
@@ -59,7 +59,7 @@ def bench_pruning(n: int) -> dict[str, Any]:
             for i in range(FIELD):
                 store.deposit(ColonySignal(f"pkg{i % 97}.m{i}", types[i % 2], 1.0 + i % 8, DecayRate.SLOW, SignalSource.AGENT))
         report = tools.colony_pruning_report()
-        out[name] = {**summary_us(timings(tools.colony_pruning_report, n)), "candidates": report["total_candidates"]}
+        out[name] = {**repeated_us(tools.colony_pruning_report, n), "candidates": report["total_candidates"]}
         out[name]["dependency_traces"] = sum(1 for _ in store.iter_signals(SignalType.DEPENDENCY))
     out["median_us"] = max(out["mixed"]["median_us"], out["no_dependency"]["median_us"])
     # for scale, not the target: every DEPENDENCY trace stale, so the report lists them all
@@ -77,7 +77,7 @@ def bench_pruning(n: int) -> dict[str, Any]:
 
 def bench_replay(n: int) -> dict[str, Any]:
     run_paired_locality_replay()  # warm
-    res = summary_us(timings(run_paired_locality_replay, n))
+    res = repeated_us(run_paired_locality_replay, n)
     return {**res, "median_ms": res["median_us"] / 1000, "profile": profile(run_paired_locality_replay, max(10, n // 3))}
 
 
@@ -107,7 +107,7 @@ def _rss_child(n: int) -> None:
 def bench_unknown_profile(consequences: int, n: int) -> dict[str, Any]:
     kernel = kernel_with(consequences=consequences)
     ids = iter([f"stranger-{i}" for i in range(n)])
-    return {**summary_us(timings(lambda: kernel.agent_profile(next(ids)), n)), "consequences": consequences}
+    return {**repeated_us(lambda: kernel.agent_profile(next(ids)), n), "consequences": consequences}
 
 
 def bench_deposit(n: int) -> dict[str, Any]:
@@ -115,13 +115,11 @@ def bench_deposit(n: int) -> dict[str, Any]:
     store = PheromoneStore()
     fill_field(store, FIELD)
     ids = itertools.count()
-    new = summary_us(
-        timings(
-            lambda: store.deposit(
-                ColonySignal(f"dep.k{next(ids)}", SignalType.RISK, 1.0, DecayRate.FAST, SignalSource.AGENT, {}, 0.0)
-            ),
-            n,
-        )
+    new = repeated_us(
+        lambda: store.deposit(
+            ColonySignal(f"dep.k{next(ids)}", SignalType.RISK, 1.0, DecayRate.FAST, SignalSource.AGENT, {}, 0.0)
+        ),
+        n,
     )
     signal = ColonySignal("dep.hot", SignalType.RISK, 0.001, DecayRate.FAST, SignalSource.AGENT, {}, 0.0)
     again = summary_us(timings(lambda: store.deposit(signal), n))

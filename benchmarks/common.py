@@ -33,6 +33,21 @@ def timings(fn: Callable[[], object], n: int) -> list[float]:
     return out
 
 
+def repeated_us(fn: Callable[[], object], n: int, blocks: int = 5) -> dict[str, Any]:
+    """:func:`summary_us` of ``n`` calls made in ``blocks`` runs, with ``median_us`` the median of the runs' medians.
+
+    Other work on the machine comes and goes; a burst that slows one run moves its median,
+    not the median of five. ``block_medians_us`` shows the spread.
+    """
+    per = max(1, n // blocks)
+    runs = [timings(fn, per) for _ in range(blocks)]
+    summary: dict[str, Any] = summary_us([t for run in runs for t in run])
+    medians = [statistics.median(run) * 1e6 for run in runs]
+    summary["median_us"] = statistics.median(medians)
+    summary["block_medians_us"] = medians
+    return summary
+
+
 def summary_us(samples: list[float]) -> dict[str, float]:
     """Median, p99 and mean in microseconds."""
     s = sorted(samples)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
-import uuid
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -133,9 +133,22 @@ class AttackVector(StrEnum):
     PREMATURE_ABSTRACTION = "premature_abstraction"
 
 
+_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
+
+
 def new_id() -> str:
-    """Return a fresh UUID4 string."""
-    return str(uuid.uuid4())
+    """Return a fresh random UUID (version 4) as its canonical string, from 16 bytes of ``os.urandom``.
+
+    Formatted directly: ``str(uuid.uuid4())`` builds and formats a UUID object, several
+    times slower, and ids are made on every outcome.
+
+    >>> import uuid
+    >>> u = uuid.UUID(new_id())
+    >>> u.version, u.variant == uuid.RFC_4122
+    (4, True)
+    """
+    h = os.urandom(16).hex()
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
 
 
 def check_finite(name: str, value: Any, *, minimum: float | None = None, maximum: float | None = None) -> float:
@@ -406,22 +419,28 @@ class ResourceCost(_Record):
         if not isinstance(other, ResourceCost):
             return NotImplemented
         # both operands are validated; only the unbounded sums can leave the valid range (overflow)
-        new = object.__new__(ResourceCost)
-        setattr_ = object.__setattr__
         calls = self.llm_calls + other.llm_calls
         bits = calls.bit_length()
         if bits >= 8 and bits >= _limits().integer_bits:
             raise ValidationError(
                 "ResourceCost.llm_calls", f"sum {calls} does not fit a signed {_limits().integer_bits}-bit integer"
             )
-        setattr_(new, "llm_calls", calls)
-        for name in _COUNTS:
-            total = getattr(self, name) + getattr(other, name)
-            if not math.isfinite(total):
-                raise ValidationError(f"ResourceCost.{name}", f"sum overflows to {total!r}", value=total)
-            setattr_(new, name, total)
-        for name in _FRACTIONS:
-            setattr_(new, name, min(1.0, getattr(self, name) + getattr(other, name)))
+        runtime = self.runtime_seconds + other.runtime_seconds
+        attention = self.human_attention_minutes + other.human_attention_minutes
+        debt = self.doc_debt + other.doc_debt
+        if not -math.inf < runtime + attention + debt < math.inf:  # one test for the three (each is >= 0)
+            for name, total in (("runtime_seconds", runtime), ("human_attention_minutes", attention), ("doc_debt", debt)):
+                if not math.isfinite(total):
+                    raise ValidationError(f"ResourceCost.{name}", f"sum overflows to {total!r}", value=total)
+        new = object.__new__(ResourceCost)
+        set_ = object.__setattr__
+        set_(new, "llm_calls", calls)
+        set_(new, "runtime_seconds", runtime)
+        set_(new, "risk_level", min(1.0, self.risk_level + other.risk_level))
+        set_(new, "human_attention_minutes", attention)
+        set_(new, "merge_risk", min(1.0, self.merge_risk + other.merge_risk))
+        set_(new, "doc_debt", debt)
+        set_(new, "security_exposure", min(1.0, self.security_exposure + other.security_exposure))
         return new
 
     def to_dict(self) -> dict[str, Any]:
