@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import platform
@@ -40,6 +41,7 @@ def repeated_us(fn: Callable[[], object], n: int, blocks: int = 5) -> dict[str, 
     not the median of five. ``block_medians_us`` shows the spread.
     """
     per = max(1, n // blocks)
+    gc.collect()  # start from a collected heap: garbage from an earlier measurement is not this one's cost
     runs = [timings(fn, per) for _ in range(blocks)]
     summary: dict[str, Any] = summary_us([t for run in runs for t in run])
     medians = [statistics.median(run) * 1e6 for run in runs]

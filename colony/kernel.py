@@ -274,18 +274,17 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
         strength: float,
         evidence: dict[str, Any],
     ) -> None:
-        """A proposal-time deposit at the target, within the proposing agent's capped share."""
-        signal = ColonySignal(
+        """A proposal-time deposit at the target: unverified, so capped per key for all agents together, weighted by trust."""
+        self.pheromones.deposit_capped_trusted(
             proposal.target,
             signal_type,
             strength,
             self._decay_default[signal_type],
             SignalSource.AGENT,
             evidence,
-            self._clock(),
+            profile.trust_score,
+            self.policy.proposal.proposal_deposit_cap,
         )
-        # proposal-time pressure is unverified: capped per key for all agents together, weighted by trust
-        self.pheromones.deposit_capped(signal, profile.trust_score, cap=self.policy.proposal.proposal_deposit_cap)
 
     def get_proposal(self, proposal_id: str) -> ActionProposal | None:
         """A proposal the kernel has seen (through propose or an outcome report), or None."""

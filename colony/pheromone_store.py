@@ -139,15 +139,29 @@ class PheromoneStore:
         """
         tf = _factor(trust_factor)
         check_finite("cap", cap, minimum=0.0)
-        amount = signal.strength * self._mult[signal.source] * tf
-        trace = self._by_type[signal.signal_type].get(signal.location)
+        return self.deposit_capped_trusted(
+            signal.location, signal.signal_type, signal.strength, signal.decay_rate, signal.source, signal.evidence, tf, cap
+        )
+
+    def deposit_capped_trusted(
+        self,
+        location: str,
+        signal_type: SignalType,
+        strength: float,
+        decay: DecayRate,
+        source: SignalSource,
+        evidence: dict[str, Any],
+        trust_factor: float,
+        cap: float,
+    ) -> float:
+        """Kernel fast path: like :meth:`deposit_capped` for values the caller has already validated."""
+        amount = strength * self._mult[source] * trust_factor
+        trace = self._by_type[signal_type].get(location)
         outstanding = trace.unverified_at(self._tick) if trace is not None else 0.0
         allowed = min(amount, cap - outstanding)
         if not allowed > 0.0:
             return 0.0
-        return self._add(
-            signal.location, signal.signal_type, allowed, signal.decay_rate, signal.source, signal.evidence, outstanding
-        )
+        return self._add(location, signal_type, allowed, decay, source, evidence, outstanding)
 
     def deposit_trusted(
         self,

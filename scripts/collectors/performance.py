@@ -94,6 +94,7 @@ def kernel(ctx: CollectContext) -> dict[str, Any]:
         "record_outcome": pick(res.get("record_outcome"), TIMING),
         "regressions": regressions,
         "regressions_met": sum(1 for row in regressions.values() if row["met"] is True),
+        "regressions_checked": sum(1 for row in regressions.values() if isinstance(row["met"], bool)),
         "profiles": {name: _profile(dig(res, "profiles", name)) for name in KERNEL_PROFILES},
         "load": _load(art, res),
         "scaling": scaling,
