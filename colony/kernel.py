@@ -58,7 +58,7 @@ from colony.pruning_daemon import PruningDaemon
 from colony.resource_ledger import ResourceLedger
 from colony.retention import Retention
 from colony.role_adapter import RoleAdapter
-from colony.storage import StateDB
+from colony.storage import open_state
 from colony.trust import quantize
 
 __all__ = ["ATTESTATION_MODES", "ColonyKernel", "ColonyKernelConfig"]
@@ -73,7 +73,11 @@ class ColonyKernelConfig:
     """How to build a kernel.
 
     Parameters:
-        state_path: SQLite file holding the whole kernel state (None: in-memory).
+        state_path: where the whole kernel state lives: a SQLite file (owned by this kernel's process
+            while it is open), a ``postgresql://`` URL (one colony shared by processes and hosts; see
+            :mod:`colony.storage.postgres`), or None (in memory).
+        wait_lock: seconds to wait for another process that owns the state file (0: refuse at once
+            with a StateLockedError naming it).
         config_dir: directory with a ``policy.yaml`` (None: ``$COLONY_CONFIG`` or the packaged policy).
         policy: an already-loaded policy (wins over ``config_dir``).
         repo_root: the only tree repository-aware checks and pruning may read or move files in.
@@ -87,6 +91,7 @@ class ColonyKernelConfig:
     """
 
     state_path: str | Path | None = None
+    wait_lock: float = 0.0
     config_dir: str | Path | None = None
     policy: Policy | None = None
     repo_root: str | Path | None = None
@@ -121,7 +126,7 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
         self.config = config = config if config is not None else ColonyKernelConfig()
         self.policy = config.resolve_policy()
         self._clock = config.clock
-        self.db = StateDB(config.state_path, schemas=(MEMORY_SCHEMA,))
+        self.db = open_state(config.state_path, schemas=(MEMORY_SCHEMA,), wait_lock=config.wait_lock)
         self._lock = self.db.lock
         p = self.policy
         self.pheromones = PheromoneStore(p.pheromone, clock=self._clock)
@@ -147,7 +152,11 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
         self._limits = InputLimits(p.limits)
         self.retention = Retention(p.retention, self.consequence_memory, self.db)
         self.db.on_rollback(self.consequence_memory.invalidate_cache)
-        self._restore()
+        try:
+            self._restore()
+        except BaseException:
+            self.db.close()  # a refused or unreachable store: let go of the file (and its lock) at once
+            raise
         self.run_id = self._init_run_id(config.run_id)
         self.attestation = self._init_attestation()
         self._lean = not self.db.persistent and self.attestation is None
@@ -155,6 +164,13 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
     # ----------------------------------------------------------- persistence
     def _restore(self) -> None:
         db = self.db
+        if db.shared:  # several processes: every call first reloads what another one changed (colony.storage.postgres)
+            db.on_sync(self._reload)
+            with db.transaction():
+                pass
+            self.pheromones.set_journal(db.save_trace)
+            self.resource_ledger.set_journal(db.save_budget)
+            return
         if db.persistent:
             tick = int(db.get_meta("tick") or 0)
             self.pheromones.restore(tick, db.load_traces({r: self.pheromones.eps_for(r) for r in DecayRate}))
@@ -167,6 +183,17 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
             self.pheromones.set_journal(db.save_trace)
             self.resource_ledger.set_journal(db.save_budget)
         self._pruning_count = int(db.get_meta("pruning_candidates_count") or 0) if db.persistent else 0
+
+    def _reload(self) -> None:
+        """Replace every in-process copy of shared state with the store's (inside the call's transaction)."""
+        db = self.db
+        self.pheromones.restore(int(db.get_meta("tick") or 0), db.load_traces({r: self.pheromones.eps_for(r) for r in DecayRate}))
+        budget = db.load_budget()
+        if budget is not None:
+            self.resource_ledger.restore(*budget)
+        self.retention.load()
+        self.consequence_memory.invalidate_cache()
+        self._pruning_count = int(db.get_meta("pruning_candidates_count") or 0)
 
     def _init_run_id(self, requested: str | None) -> str:
         """The attestation run id: requested, else the state file's, else a new one (kept in a state file)."""
@@ -363,7 +390,7 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
                 self.resource_ledger.maybe_reset()
                 self.retention.step()
                 if self.db.persistent:
-                    self.db.set_meta("tick", str(self.pheromones.tick_count))
+                    self.db.save_tick(self.pheromones.tick_count)
         except BaseException:
             self.retention.rollback(before)
             raise
