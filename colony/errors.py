@@ -17,6 +17,7 @@ __all__ = [
     "NotFoundError",
     "PathSafetyError",
     "StateLockedError",
+    "StoreUnavailableError",
     "ValidationError",
 ]
 
@@ -92,3 +93,11 @@ class StateLockedError(ColonyError):
             f"state_path: {path!r} is in use by {owner}{after}; a state file has one owning process "
             "(close it there, pass --wait-lock SECONDS to wait, or share a colony through a postgresql:// URL)"
         )
+
+
+class StoreUnavailableError(ColonyError):
+    """The shared state store could not be reached or lost the call's transaction; nothing of the call was kept."""
+
+    def __init__(self, store: str, detail: str) -> None:
+        self.store = store
+        super().__init__(f"state_store: {store} is unavailable ({detail}); the call changed nothing, try it again")

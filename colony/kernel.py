@@ -165,6 +165,7 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
     def _restore(self) -> None:
         db = self.db
         if db.shared:  # several processes: every call first reloads what another one changed (colony.storage.postgres)
+            self._pruning_count = 0
             db.on_sync(self._reload)
             with db.transaction():
                 pass
@@ -397,7 +398,8 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
 
     @property
     def tick_count(self) -> int:
-        return self.pheromones.tick_count
+        with self._lock:  # on a shared store: the colony's tick, not this process's last look at it
+            return self.pheromones.tick_count
 
     def calm_down(self, reason: str = "emergency_brake") -> dict[str, Any]:
         """Emergency brake: clear the field, reset the budget period and the tick count; keep history."""

@@ -206,6 +206,7 @@ class AttestationLedger(TypedRecords):
                 event_id=event.event_id,
             )
         with self._write() as conn:
+            store.lock_run(conn, event.run_id)
             repeated = store.find_duplicate(conn, event)
             if repeated is not None:
                 raise AttestationError(repeated, status=S.DUPLICATE, event_id=event.event_id)
@@ -238,6 +239,7 @@ class AttestationLedger(TypedRecords):
             raise ValidationError("created_at", "must be a finite number", value=when)
         nonce = _nonempty("nonce", nonce) if nonce is not None else self._new_id()
         with self._write() as conn:
+            store.lock_run(conn, run_id)
             seq, prev = self._trusted_head(conn, run_id)
             draft = LedgerEvent(
                 run_id=run_id,

@@ -14,15 +14,16 @@ memory).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
-from colony.models import DecayRate, ResourceCost
+from colony.models import DecayRate, ResourceCost, SignalSource, SignalType, json_text
 from colony.pheromone_store import Trace
 
-__all__ = ["URL_SCHEMES", "StateStore", "is_url", "open_state", "redact_url"]
+__all__ = ["URL_SCHEMES", "MetaRecords", "StateStore", "is_url", "open_state", "redact_url", "trace_from_row", "trace_row"]
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 
@@ -57,6 +58,52 @@ class StateStore(Protocol):
     def delete_expired_traces(self, tick: int) -> None: ...
     def save_budget(self, used: ResourceCost, period_start: float) -> None: ...
     def load_budget(self) -> tuple[ResourceCost, float] | None: ...
+
+
+class MetaRecords:
+    """The records both backends keep as meta rows (the budget period), on top of ``get_meta`` / ``set_meta``."""
+
+    def get_meta(self, key: str) -> str | None:  # pragma: no cover - provided by the backend
+        raise NotImplementedError
+
+    def set_meta(self, key: str, value: str) -> None:  # pragma: no cover - provided by the backend
+        raise NotImplementedError
+
+    def save_budget(self, used: ResourceCost, period_start: float) -> None:
+        self.set_meta("budget", json_text({"used": used.to_dict(), "period_start": period_start}))
+
+    def load_budget(self) -> tuple[ResourceCost, float] | None:
+        raw = self.get_meta("budget")
+        if raw is None:
+            return None
+        data: dict[str, Any] = json.loads(raw)
+        return ResourceCost.from_dict(data["used"]), float(data["period_start"])
+
+
+def trace_row(t: Trace) -> tuple[Any, ...]:
+    """A trace as its ``kernel_traces`` row (both backends share the columns)."""
+    return (
+        t.location,
+        t.signal_type.value,
+        t.decay.value,
+        t.source.value,
+        t.base,
+        t.t0,
+        t.expiry,
+        t.last_reinforced,
+        json_text(t.evidence) if t.evidence else None,
+        *(t.unverified or (None, None)),
+    )
+
+
+def trace_from_row(row: Sequence[Any], eps: dict[DecayRate, float]) -> Trace:
+    """The trace a ``kernel_traces`` row holds (``eps``: the per-tick decay of each class)."""
+    loc, st, decay, source, base, t0, expiry, last, ev, u_base, u_t0 = row
+    t = Trace(loc, SignalType(st), DecayRate(decay), eps[DecayRate(decay)], SignalSource(source))
+    t.base, t.t0, t.expiry, t.last_reinforced = base, t0, expiry, last
+    t.evidence = json.loads(ev) if ev else None
+    t.unverified = (float(u_base), int(u_t0)) if u_base is not None else None
+    return t
 
 
 def is_url(spec: object) -> bool:

@@ -23,18 +23,17 @@ True
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 from colony.errors import StateLockedError, ValidationError
-from colony.models import DecayRate, ResourceCost, SignalSource, SignalType, json_text
+from colony.models import DecayRate
 from colony.pheromone_store import Trace
 from colony.state_lock import StateFileLock
+from colony.storage.base import MetaRecords, trace_from_row, trace_row
 
 __all__ = ["SCHEMA_VERSION", "StateDB", "StateLockedError"]
 
@@ -63,7 +62,7 @@ CREATE TABLE IF NOT EXISTS kernel_traces (
 """
 
 
-class StateDB:
+class StateDB(MetaRecords):
     """A SQLite connection with one lock, nested transactions and the kernel's own tables.
 
     Parameters:
@@ -236,46 +235,14 @@ class StateDB:
                 "DELETE FROM kernel_traces WHERE location = ? AND signal_type = ?", (t.location, t.signal_type.value)
             )
             return
-        self.conn.execute(
-            "INSERT OR REPLACE INTO kernel_traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                t.location,
-                t.signal_type.value,
-                t.decay.value,
-                t.source.value,
-                t.base,
-                t.t0,
-                t.expiry,
-                t.last_reinforced,
-                json_text(t.evidence) if t.evidence else None,
-                *(t.unverified or (None, None)),
-            ),
-        )
+        self.conn.execute("INSERT OR REPLACE INTO kernel_traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", trace_row(t))
 
     def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
-        traces = []
-        for row in self.conn.execute("SELECT * FROM kernel_traces ORDER BY last_reinforced, location, signal_type"):
-            loc, st, decay, source, base, t0, expiry, last, ev, u_base, u_t0 = row
-            t = Trace(loc, SignalType(st), DecayRate(decay), eps[DecayRate(decay)], SignalSource(source))
-            t.base, t.t0, t.expiry, t.last_reinforced = base, t0, expiry, last
-            t.evidence = json.loads(ev) if ev else None
-            t.unverified = (float(u_base), int(u_t0)) if u_base is not None else None
-            traces.append(t)
-        return traces
+        rows = self.conn.execute("SELECT * FROM kernel_traces ORDER BY last_reinforced, location, signal_type")
+        return [trace_from_row(row, eps) for row in rows]
 
     def delete_expired_traces(self, tick: int) -> None:
         self.conn.execute("DELETE FROM kernel_traces WHERE expiry <= ?", (tick,))
-
-    # ------------------------------------------------------------------ budget
-    def save_budget(self, used: ResourceCost, period_start: float) -> None:
-        self.set_meta("budget", json_text({"used": used.to_dict(), "period_start": period_start}))
-
-    def load_budget(self) -> tuple[ResourceCost, float] | None:
-        raw = self.get_meta("budget")
-        if raw is None:
-            return None
-        data: dict[str, Any] = json.loads(raw)
-        return ResourceCost.from_dict(data["used"]), float(data["period_start"])
 
 
 _IMAGES: dict[tuple[str, ...], sqlite3.Connection] = {}

@@ -140,7 +140,18 @@ def test_the_cli_openers_name_the_owner_and_read_only_status_works(tmp_path: Pat
         )
         assert waited.returncode == 2 and "after waiting 0.3 s" in waited.stderr
         status = subprocess.run(
-            [sys.executable, "-m", "colony.cli", "status", "--state", "colony.sqlite", "--json", "--no-resources", "--project", str(tmp_path)],
+            [
+                sys.executable,
+                "-m",
+                "colony.cli",
+                "status",
+                "--state",
+                "colony.sqlite",
+                "--json",
+                "--no-resources",
+                "--project",
+                str(tmp_path),
+            ],
             capture_output=True,
             text=True,
             cwd=ROOT,

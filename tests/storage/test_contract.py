@@ -1,0 +1,127 @@
+"""The kernel's contracts on both backends, through one parametrised fixture (``state_spec``).
+
+On PostgreSQL every contract runs on two kernels that share the database, and the calls
+alternate between them, as two servers' would: the results must be those of one kernel.
+On SQLite (one owning process) both names are the same kernel.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import pytest
+
+from colony.config import default_policy
+from colony.errors import ConflictError
+from colony.kernel import ColonyKernel, ColonyKernelConfig
+from colony.models import AgentRole, ColonySignal, DecayRate, GateDecision, SignalSource, SignalType
+from tests.conftest import make_proposal
+
+POLICY = default_policy()
+KEY = "0123456789abcdef0123456789abcdef"
+
+
+@pytest.fixture
+def pair(state_spec: str) -> Iterator[tuple[ColonyKernel, ColonyKernel]]:
+    first = ColonyKernel(ColonyKernelConfig(state_path=state_spec))
+    second = ColonyKernel(ColonyKernelConfig(state_path=state_spec)) if first.db.shared else first
+    yield first, second
+    first.close()
+    second.close()
+
+
+def test_paired_locality(pair: tuple[ColonyKernel, ColonyKernel]) -> None:
+    a, b = pair
+    a.calibrate_agent("agent-a", trust_score=0.5)
+    before = b.propose_action(make_proposal(target="same"))
+    assert (before.decision, before.gate_score, before.falsification_severity) == (GateDecision.EXECUTE, 0.875, 0.0)
+    a.record_outcome(make_proposal(agent_id="reporter", target="same"), {"summary": "tests failed"}, tests_passed=False)
+    assert b.query("same", "failure", prefix=False)[0].strength == 3.0
+    after = b.propose_action(make_proposal(target="same"))
+    assert (after.decision, after.gate_score) == (GateDecision.HOLD, 0.725)
+    unrelated = a.propose_action(make_proposal(target="unrelated"))
+    assert (unrelated.decision, unrelated.gate_score) == (GateDecision.EXECUTE, 0.875)
+    for i in range(math.ceil(3.0 / POLICY.pheromone.decay_per_tick.fast)):
+        (a if i % 2 else b).tick()
+    recovered = b.propose_action(make_proposal(target="same"))
+    assert (recovered.decision, recovered.gate_score) == (GateDecision.EXECUTE, 0.875)
+
+
+@pytest.mark.parametrize(("rate", "expected"), [(DecayRate.FAST, 4), (DecayRate.NORMAL, 10), (DecayRate.SLOW, 50)])
+def test_unit_traces_vanish_after_4_10_50_shared_ticks(
+    pair: tuple[ColonyKernel, ColonyKernel], rate: DecayRate, expected: int
+) -> None:
+    a, b = pair
+    with a.db.transaction():
+        a.pheromones.deposit(
+            ColonySignal("pkg.unit", SignalType.NEED, 1.0, rate, SignalSource.HUMAN),
+            1.0 / a.pheromones.multiplier(SignalSource.HUMAN),
+        )
+    alive = []
+    for i in range(expected + 1):
+        alive.append(bool(b.query("pkg.unit", "need", prefix=False)))
+        (a if i % 2 else b).tick()
+    assert alive == [True] * expected + [False]
+    assert a.tick_count == b.tick_count == expected + 1
+
+
+def test_trust_path_of_a_new_agent(pair: tuple[ColonyKernel, ColonyKernel]) -> None:
+    a, b = pair
+    trusts, roles = [], []
+    for i in range(6):
+        (a if i % 2 else b).record_outcome(make_proposal(agent_id="n"), {"summary": "ok"}, tests_passed=True)
+        p = (b if i % 2 else a).agent_profile("n")
+        trusts.append(p.trust_score)
+        roles.append(p.role)
+    assert trusts[2] == pytest.approx(0.22) and roles[2] is AgentRole.REPAIR_ANT
+    assert roles[:2] == [AgentRole.SANDBOX, AgentRole.SANDBOX]
+    assert [t >= POLICY.gate.trust_hard_floor - 1e-12 for t in trusts].index(True) == 4
+    assert a.agent_profile("n").total_proposals == b.agent_profile("n").total_proposals == 6
+
+
+def test_one_outcome_per_proposal_whichever_kernel_reports_it(pair: tuple[ColonyKernel, ColonyKernel]) -> None:
+    a, b = pair
+    p = make_proposal(agent_id="c")
+    a.propose_action(p)
+    b.propose_action(p)
+    a.record_outcome(p, {"summary": "ok"}, tests_passed=True)
+    before = (b.agent_profile("c").to_dict(), b.colony_status()["pheromone_summary"])
+    with pytest.raises(ConflictError):
+        b.record_outcome(p, {"summary": "again"}, tests_passed=False)
+    assert (a.agent_profile("c").to_dict(), a.colony_status()["pheromone_summary"]) == before
+    assert a.agent_profile("c").total_proposals == 1 and a.consequence_memory.count() == 1
+
+
+def test_the_attested_lifecycle_across_kernels(state_spec: str) -> None:
+    cfg = ColonyKernelConfig(state_path=state_spec, attestation_mode="required", attestation_key=KEY, run_id="run-shared")
+    a = ColonyKernel(cfg)
+    b = ColonyKernel(cfg) if a.db.shared else a
+    try:
+        a.calibrate_agent("agent-a", trust_score=0.5)
+        p = make_proposal()
+        assert b.propose_action(p).decision is GateDecision.EXECUTE
+        a.authorize_execution(p.proposal_id, "operator")
+        b.record_execution_receipt(p.proposal_id, {"execution_id": "run-1", "exit_code": 0})
+        record = a.record_attested_outcome(p, {"summary": "applied"}, tests_passed=True)
+        assert record.trust_delta == pytest.approx(0.04)
+        for kernel in (a, b):
+            status = kernel.attestation_status()
+            assert status is not None and status.valid and status.event_count == 6
+    finally:
+        a.close()
+        b.close()
+
+
+def test_state_survives_a_reopen(state_spec: str) -> None:
+    with ColonyKernel(ColonyKernelConfig(state_path=state_spec)) as kernel:
+        kernel.calibrate_agent("keeper", trust_score=0.6)
+        kernel.record_outcome(make_proposal(agent_id="keeper", target="pkg.x"), {}, tests_passed=False)
+        kernel.tick()
+        field = kernel.query("pkg", prefix=True)
+    with ColonyKernel(ColonyKernelConfig(state_path=state_spec)) as again:
+        assert again.tick_count == 1
+        assert again.agent_profile("keeper").trust_score == pytest.approx(0.52)
+        assert [(s.location, s.signal_type, s.strength) for s in again.query("pkg", prefix=True)] == [
+            (s.location, s.signal_type, s.strength) for s in field
+        ]
