@@ -96,8 +96,14 @@ class StateLockedError(ColonyError):
 
 
 class StoreUnavailableError(ColonyError):
-    """The shared state store could not be reached or lost the call's transaction; nothing of the call was kept."""
+    """The shared state store could not be reached or lost the call's transaction.
 
-    def __init__(self, store: str, detail: str) -> None:
+    Nothing of the call was kept, unless ``unknown``: the connection failed during COMMIT, so
+    the call may have been applied (a repeated outcome is then refused as a duplicate).
+    """
+
+    def __init__(self, store: str, detail: str, *, unknown: bool = False) -> None:
         self.store = store
-        super().__init__(f"state_store: {store} is unavailable ({detail}); the call changed nothing, try it again")
+        self.unknown = unknown
+        after = "check before repeating it" if unknown else "the call changed nothing, try it again"
+        super().__init__(f"state_store: {store} is unavailable ({detail}); {after}")

@@ -198,10 +198,12 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
 
     def _init_run_id(self, requested: str | None) -> str:
         """The attestation run id: requested, else the state file's, else a new one (kept in a state file)."""
-        stored = self.db.get_meta("run_id") if self.db.persistent else None
-        run_id = requested or stored or f"kernel-{uuid.uuid4().hex}"
-        if run_id != stored and self.db.persistent:
-            with self.db.transaction():
+        if not self.db.persistent:
+            return requested or f"kernel-{uuid.uuid4().hex}"
+        with self.db.transaction():  # one transaction: servers starting together on a shared store agree on one run
+            stored = self.db.get_meta("run_id")
+            run_id = requested or stored or f"kernel-{uuid.uuid4().hex}"
+            if run_id != stored:
                 self.db.set_meta("run_id", run_id)
         return run_id
 

@@ -14,6 +14,7 @@ socket in its own directory, trusts local connections (it exists for one test se
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -137,8 +138,6 @@ class PgCluster:
     def stop(self) -> None:
         """Stop the server (if running) and delete the directory."""
         if (self.data_dir / "postmaster.pid").exists():
-            try:
+            with contextlib.suppress(PgUnavailable, subprocess.TimeoutExpired):
                 self._run("pg_ctl", "-D", str(self.data_dir), "-m", "immediate", "-w", "stop")
-            except (PgUnavailable, subprocess.TimeoutExpired):
-                pass
         shutil.rmtree(self.directory, ignore_errors=True)

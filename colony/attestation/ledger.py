@@ -86,17 +86,20 @@ class AttestationLedger(TypedRecords):
         lock: threading.RLock | None = None,
         synchronous: str = "NORMAL",
     ) -> None:
+        handed = not isinstance(db, str | Path)  # a connection: SQLite's, or a shared store's (colony.storage)
         if signer is None:
             # checked before a file is opened, so a refused ledger leaves no file or open connection behind
-            is_file = store.is_file_connection(db) if isinstance(db, sqlite3.Connection) else store.is_file_path(str(db))
+            is_file = (
+                (not isinstance(db, sqlite3.Connection) or store.is_file_connection(db)) if handed else store.is_file_path(str(db))
+            )
             if is_file:
                 raise ConfigError(
                     "attestation.key",
                     "a file ledger needs a configured signer (COLONY_ATTESTATION_KEY or COLONY_ATTESTATION_ED25519_KEY)",
                 )
             signer = ephemeral_signer()
-        if isinstance(db, sqlite3.Connection):
-            self._attach(db, False, None, signer, clock=clock, id_factory=id_factory, lock=lock)
+        if handed:
+            self._attach(db, False, None, signer, clock=clock, id_factory=id_factory, lock=lock)  # type: ignore[arg-type]
         else:
             conn, _ = store.connect(str(db), synchronous=synchronous)
             self._attach(conn, True, str(db), signer, clock=clock, id_factory=id_factory, lock=lock)

@@ -309,7 +309,11 @@ class PgStateDB(MetaRecords):
             pg.commit()
         except psycopg.Error as exc:
             self._abort()
-            raise StoreUnavailableError(self.path, f"the commit failed: {str(exc).strip()}") from exc
+            raise StoreUnavailableError(
+                self.path,
+                f"the connection failed during COMMIT ({str(exc).strip()}): the call may have been applied",
+                unknown=True,
+            ) from exc
         if version is not None:
             self._seen = version
         self._finish(pg, broken=False)

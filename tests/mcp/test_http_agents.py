@@ -287,3 +287,7 @@ def test_revoking_every_agent_does_not_reopen_the_shared_token(tmp_path: Path) -
         assert reply.status_code == 401
     finally:
         server.stop()
+
+
+def test_registry_changes_on_a_shared_database_reach_a_running_server_at_once(pg_url: str) -> None:
+    check_registry_changes_reach_a_running_server(pg_url, register_agents(pg_url, "keeper", "leaver"))

@@ -108,6 +108,8 @@ def test_the_attested_lifecycle_across_kernels(state_spec: str) -> None:
         for kernel in (a, b):
             status = kernel.attestation_status()
             assert status is not None and status.valid and status.event_count == 6
+        stored = a.db.conn.execute("SELECT count(*) FROM attestation_events WHERE run_id = ?", ("run-shared",)).fetchone()
+        assert stored[0] == 6  # the ledger lives in the state store itself (the file, or the database)
     finally:
         a.close()
         b.close()
