@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from colony.agent_registry import AgentRecord, AgentRegistry, AgentRole
-from colony.storage.options import seconds
+from colony.storage.options import default_state, seconds
 
 STATE_HELP = "the colony state the server uses: a file (created if absent) or a postgresql:// URL; the registry lives in it"
 
@@ -46,7 +46,10 @@ def register(subparsers: Any) -> None:
     revoke.add_argument("name")
     revoke.set_defaults(func=_revoke)
     for action in (add, listing, revoke):
-        action.add_argument("--state", required=True, metavar="PATH|URL", help=STATE_HELP)
+        env = default_state()
+        action.add_argument(
+            "--state", required=env is None, default=env, metavar="PATH|URL", help=STATE_HELP + " (default: $COLONY_STATE)"
+        )
         action.add_argument("--json", action="store_true", help="print the result as JSON")
     for action in (add, revoke):
         action.add_argument(
