@@ -127,6 +127,11 @@ class ConsequenceMemory:
     def close(self) -> None:
         self.db.close()
 
+    def refresh(self, new_agent_ids: list[str]) -> None:
+        """Another process changed the store: drop the cached profiles and learn the agents it added."""
+        self._agents.clear()
+        self._known.update(new_agent_ids)
+
     def invalidate_cache(self) -> None:
         """Drop cached profiles and reread the known agents (after a rolled-back transaction)."""
         self._agents.clear()

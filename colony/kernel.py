@@ -185,15 +185,27 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
             self.resource_ledger.set_journal(db.save_budget)
         self._pruning_count = int(db.get_meta("pruning_candidates_count") or 0) if db.persistent else 0
 
-    def _reload(self) -> None:
-        """Replace every in-process copy of shared state with the store's (inside the call's transaction)."""
-        db = self.db
-        self.pheromones.restore(int(db.get_meta("tick") or 0), db.load_traces({r: self.pheromones.eps_for(r) for r in DecayRate}))
+    def _reload(self, full: bool) -> None:
+        """Bring every in-process copy of shared state up to the store's (inside the call's transaction).
+
+        ``full``: replace the field and the known agents; otherwise apply what changed since
+        (``colony.storage.postgres`` says which rows). Budget, retention and the tick come from meta rows.
+        """
+        db: Any = self.db
+        eps = {r: self.pheromones.eps_for(r) for r in DecayRate}
+        tick = int(db.get_meta("tick") or 0)
+        if full or tick < self.pheromones.tick_count:  # a tick set back (calm_down on an empty field): start over
+            self.pheromones.restore(tick, db.load_traces(eps))
+            self.consequence_memory.invalidate_cache()
+        else:
+            self.pheromones.advance_to(tick)
+            for trace in db.changed_traces(eps):
+                self.pheromones.apply(trace)
+            self.consequence_memory.refresh(db.new_agent_ids())
         budget = db.load_budget()
         if budget is not None:
             self.resource_ledger.restore(*budget)
         self.retention.load()
-        self.consequence_memory.invalidate_cache()
         self._pruning_count = int(db.get_meta("pruning_candidates_count") or 0)
 
     def _init_run_id(self, requested: str | None) -> str:

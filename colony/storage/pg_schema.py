@@ -44,9 +44,11 @@ CREATE TABLE kernel_traces (
     evidence_json TEXT,
     unverified_base DOUBLE PRECISION,
     unverified_t0 BIGINT,
+    seq BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (location, signal_type)
 );
 CREATE INDEX kernel_traces_expiry ON kernel_traces (expiry);
+CREATE INDEX kernel_traces_seq ON kernel_traces (seq);
 CREATE TABLE agent_profiles (
     agent_id TEXT PRIMARY KEY,
     role TEXT NOT NULL,

@@ -3,10 +3,14 @@
 Every kernel call on a shared store is one transaction (READ COMMITTED) that runs:
 
 1. ``pg_advisory_xact_lock(colony)`` — the colony-wide lock, always first;
-2. a read of the store's change counter (``kernel_meta.version``); if another process
-   committed since this one last looked, every in-process copy (the field, the tick, the
-   budget, retention's counters, the profile caches) is reloaded inside the transaction
-   (:meth:`PgStateDB.on_sync` callbacks), so nothing cached is trusted without that check;
+2. one read of the meta rows, among them the change counter (``version``); if another
+   process committed since this one last looked, this process's copies are brought up to
+   date inside the transaction (:meth:`PgStateDB.on_sync` callbacks), so nothing cached is
+   trusted without that check. The update is incremental: the trace rows written since
+   (each row carries the ``version`` that wrote it), the agents added since, the tick, the
+   budget and retention's counters (meta rows); cached profiles are dropped. A deletion
+   (traces expiring on a tick, ``calm_down``) also bumps an ``epoch``, and a new epoch
+   reloads everything;
 3. the kernel's own decision, with the existing code, and its writes;
 4. the counter's increment (only when something was written), then COMMIT.
 
@@ -48,11 +52,15 @@ _COLONY_KEY = int.from_bytes(hashlib.sha256(b"colony:kernel").digest()[:8], "big
 _LEDGER_CLASS = int.from_bytes(hashlib.sha256(b"colony:ledger").digest()[:4], "big", signed=True)
 _MIGRATE_KEY = int.from_bytes(hashlib.sha256(b"colony:migrate").digest()[:8], "big", signed=True)
 _WRITES = ("INSERT", "UPDATE", "DELETE")
+_TRACE_COLUMNS = (
+    "location, signal_type, decay, source, base, t0, expiry, last_reinforced, evidence_json, unverified_base, unverified_t0"
+)
 _TRACE_UPSERT = (
-    "INSERT INTO kernel_traces VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (location, signal_type) DO UPDATE SET "
+    f"INSERT INTO kernel_traces ({_TRACE_COLUMNS}, seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    "ON CONFLICT (location, signal_type) DO UPDATE SET "
     "decay = excluded.decay, source = excluded.source, base = excluded.base, t0 = excluded.t0, expiry = excluded.expiry, "
     "last_reinforced = excluded.last_reinforced, evidence_json = excluded.evidence_json, "
-    "unverified_base = excluded.unverified_base, unverified_t0 = excluded.unverified_t0"
+    "unverified_base = excluded.unverified_base, unverified_t0 = excluded.unverified_t0, seq = excluded.seq"
 )
 
 
@@ -203,8 +211,13 @@ class PgStateDB(MetaRecords):
         self._pg: Any = None
         self._cur: Any = None
         self._wrote = False
-        self._seen: str | None = None
-        self._sync_hooks: list[Callable[[], None]] = []
+        self._next = "1"
+        self._seen: str | None = None  # the version this process's copies reflect (None: reload everything)
+        self._epoch: str | None = None
+        self._deleted = False
+        self._meta: dict[str, str] | None = None  # the meta rows read at BEGIN, while the sync callbacks run
+        self._agents_seen = 0  # the largest agent_profiles rowid this process knows
+        self._sync_hooks: list[Callable[[bool], None]] = []
         self.conn = PgConnection(self)
         self.lock = self._txn = _Txn(self)
         self._pool = psycopg_pool.ConnectionPool(
@@ -259,9 +272,10 @@ class PgStateDB(MetaRecords):
     def on_rollback(self, callback: Callable[[], None]) -> None:
         """Not needed here: a rolled-back call marks every copy stale, and the next call reloads them all."""
 
-    def on_sync(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` inside a transaction whenever the store changed since this process last looked
-        (and in the next transaction, which brings the new copies up to date)."""
+    def on_sync(self, callback: Callable[[bool], None]) -> None:
+        """Call ``callback(full)`` inside a transaction whenever the store changed since this process last looked
+        (and in the next transaction, which brings the new copies up to date). ``full``: reload everything;
+        otherwise :meth:`changed_traces` and :meth:`new_agent_ids` say what changed."""
         self._sync_hooks.append(callback)
         self._seen = None
 
@@ -275,8 +289,8 @@ class PgStateDB(MetaRecords):
                 cur = pg.cursor()
                 cur.execute("SELECT pg_advisory_xact_lock(%s)", (_COLONY_KEY,))
                 # a second statement: under READ COMMITTED it reads what was committed before the lock was granted
-                cur.execute("SELECT value FROM kernel_meta WHERE key = 'version'")
-                version = cur.fetchone()[0]
+                cur.execute("SELECT key, value FROM kernel_meta")
+                meta = dict(cur.fetchall())
                 break
             except (psycopg.OperationalError, pool.PoolTimeout) as exc:
                 last = exc
@@ -288,24 +302,39 @@ class PgStateDB(MetaRecords):
             pg = None
         if pg is None:
             raise StoreUnavailableError(self.path, str(last).strip() or type(last).__name__) from last
-        self._pg, self._cur, self._wrote, self._depth = pg, cur, False, 1
-        if version != self._seen:
+        self._pg, self._cur, self._wrote, self._deleted, self._depth = pg, cur, False, False, 1
+        version, epoch = meta.get("version"), meta.get("epoch", "0")
+        if version != self._seen or epoch != self._epoch:
+            full = self._seen is None or epoch != self._epoch
+            self._meta = meta
             try:
                 for hook in self._sync_hooks:
-                    hook()
+                    hook(full)
+                if full:
+                    row = self._run_sql("SELECT coalesce(max(rowid), 0) FROM agent_profiles").fetchone()
+                    self._agents_seen = int(row[0]) if row else 0
             except BaseException:
                 self._abort()
                 raise
-            self._seen = version
+            finally:
+                self._meta = None
+            self._seen, self._epoch = version, epoch
+        self._next = str(int(version or 0) + 1)  # the version this transaction's writes will carry
 
     def _commit(self) -> None:
         psycopg = self._errors
         pg, cur = self._pg, self._cur
         try:
-            version = None
+            version = epoch = None
             if self._wrote:
                 cur.execute("UPDATE kernel_meta SET value = (value::bigint + 1)::text WHERE key = 'version' RETURNING value")
                 version = cur.fetchone()[0]
+            if self._deleted:
+                cur.execute(
+                    "INSERT INTO kernel_meta VALUES ('epoch', '1') ON CONFLICT (key) DO UPDATE "
+                    "SET value = (kernel_meta.value::bigint + 1)::text RETURNING value"
+                )
+                epoch = cur.fetchone()[0]
             pg.commit()
         except psycopg.Error as exc:
             self._abort()
@@ -316,6 +345,8 @@ class PgStateDB(MetaRecords):
             ) from exc
         if version is not None:
             self._seen = version
+        if epoch is not None:
+            self._epoch = epoch
         self._finish(pg, broken=False)
 
     def _abort(self) -> None:
@@ -373,6 +404,8 @@ class PgStateDB(MetaRecords):
 
     # -------------------------------------------------------------------- meta
     def get_meta(self, key: str) -> str | None:
+        if self._meta is not None:  # inside the sync: the rows read at BEGIN (one round trip for all of them)
+            return self._meta.get(key)
         row = self._q("SELECT value FROM kernel_meta WHERE key = %s", (key,)).fetchone()
         return row[0] if row else None
 
@@ -392,14 +425,31 @@ class PgStateDB(MetaRecords):
 
     # ------------------------------------------------------------------ traces
     def save_trace(self, op: str, t: Trace) -> None:
+        """Journal callback: upsert a trace row stamped with this transaction's version, or delete one (a new epoch)."""
         if op == "delete":
             self._q("DELETE FROM kernel_traces WHERE location = %s AND signal_type = %s", (t.location, t.signal_type.value))
+            self._deleted = True
         else:
-            self._q(_TRACE_UPSERT, trace_row(t))
+            self._q(_TRACE_UPSERT, (*trace_row(t), int(self._next)))
 
     def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
-        rows = self._q("SELECT * FROM kernel_traces ORDER BY last_reinforced, location, signal_type")
+        rows = self._q(f"SELECT {_TRACE_COLUMNS} FROM kernel_traces ORDER BY last_reinforced, location, signal_type")
         return [trace_from_row(row, eps) for row in rows]
+
+    def changed_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
+        """The trace rows other processes wrote since this one last looked (inside a sync), oldest stamp first."""
+        rows = self._run_sql(
+            f"SELECT {_TRACE_COLUMNS} FROM kernel_traces WHERE seq > %s ORDER BY last_reinforced, location, signal_type",
+            (int(self._seen or 0),),
+        )
+        return [trace_from_row(row, eps) for row in rows]
+
+    def new_agent_ids(self) -> list[str]:
+        """The agents other processes added since this one last looked (inside a sync)."""
+        rows = self._run_sql("SELECT agent_id, rowid FROM agent_profiles WHERE rowid > %s", (self._agents_seen,)).fetchall()
+        if rows:
+            self._agents_seen = max(int(r[1]) for r in rows)
+        return [r[0] for r in rows]
 
     def delete_expired_traces(self, tick: int) -> None:
         self._q("DELETE FROM kernel_traces WHERE expiry <= %s", (tick,))

@@ -162,7 +162,7 @@ class StateDB(MetaRecords):
         if lock is not None:
             lock.release()
 
-    def on_sync(self, callback: Callable[[], None]) -> None:
+    def on_sync(self, callback: Callable[[bool], None]) -> None:
         """Shared stores call ``callback`` when another process has changed the data; one owner never does."""
 
     def save_tick(self, tick: int) -> None:

@@ -127,3 +127,56 @@ def test_state_survives_a_reopen(state_spec: str) -> None:
         assert [(s.location, s.signal_type, s.strength) for s in again.query("pkg", prefix=True)] == [
             (s.location, s.signal_type, s.strength) for s in field
         ]
+
+
+def test_two_kernels_on_one_database_act_as_one_kernel_through_random_calls(pg_url: str) -> None:
+    """Propose, record, tick and calm_down spread over two kernels give the field, profiles and tick of one kernel."""
+    import random
+
+    rng = random.Random(17)
+    a = ColonyKernel(ColonyKernelConfig(state_path=pg_url))
+    b = ColonyKernel(ColonyKernelConfig(state_path=pg_url))
+    one = ColonyKernel()
+    try:
+        for kernel in (a, one):
+            kernel.calibrate_agent("agent-a", trust_score=0.5)
+        for step in range(160):
+            shared = (a, b)[rng.randrange(2)]
+            op = rng.random()
+            if op < 0.35:
+                p = make_proposal(agent_id=f"agent-{'ab'[step % 2]}", target=f"pkg.m{rng.randrange(6)}", proposal_id=f"s{step}")
+                assert shared.propose_action(p).to_dict() == one.propose_action(p).to_dict()
+            elif op < 0.7:
+                p = make_proposal(agent_id=f"agent-{'abc'[step % 3]}", target=f"pkg.m{rng.randrange(6)}", proposal_id=f"s{step}")
+                passed = rng.random() < 0.6
+                shared.record_outcome(p, {"summary": "r"}, tests_passed=passed)
+                one.record_outcome(p, {"summary": "r"}, tests_passed=passed)
+            elif op < 0.97:
+                shared.tick()
+                one.tick()
+            else:
+                shared.calm_down("test")
+                one.calm_down("test")
+            if step % 20 == 19:
+                other = b if shared is a else a
+                field = [(s.location, s.signal_type, round(s.strength, 9)) for s in one.query("pkg", prefix=True)]
+                assert [(s.location, s.signal_type, round(s.strength, 9)) for s in other.query("pkg", prefix=True)] == field
+                assert other.tick_count == one.tick_count
+                for agent in ("agent-a", "agent-b", "agent-c"):
+                    got, want = other.agent_profile(agent).to_dict(), one.agent_profile(agent).to_dict()
+                    assert {**got, "last_updated": 0, "consequence_history": len(got["consequence_history"])} == {
+                        **want,
+                        "last_updated": 0,
+                        "consequence_history": len(want["consequence_history"]),
+                    }
+    finally:
+        a.close()
+        b.close()
+
+
+def test_calm_down_on_one_kernel_empties_the_field_the_other_sees(pair: tuple[ColonyKernel, ColonyKernel]) -> None:
+    a, b = pair
+    a.record_outcome(make_proposal(target="pkg.hot"), {}, tests_passed=False)
+    assert b.query("pkg.hot", prefix=False)  # tick 0 throughout: only the deletion itself can tell b
+    assert a.calm_down("test")["signals_cleared"] == 2  # FAILURE and DEPENDENCY
+    assert b.query("pkg", prefix=True) == [] and b.colony_status()["pheromone_summary"]["total_signals"] == 0
