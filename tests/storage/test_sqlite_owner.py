@@ -25,6 +25,7 @@ from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.models import ActionProposal
 from colony.storage import StateDB
 from colony.storage.summary import summary
+from tests.conftest import make_proposal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -176,3 +177,46 @@ def test_an_in_memory_kernel_takes_no_lock_and_a_closed_one_lets_go(tmp_path: Pa
         kernel.propose_action(p)
     with ColonyKernel(ColonyKernelConfig(state_path=state)) as again:  # closed: the next opener owns it
         assert again.get_proposal(p.proposal_id) is not None
+
+
+def test_ledger_verify_reads_a_state_file_its_kernel_owns(tmp_path: Path) -> None:
+    state = tmp_path / "colony.sqlite"
+    key = "0123456789abcdef0123456789abcdef"
+    (tmp_path / "key").write_text(key)
+    with ColonyKernel(ColonyKernelConfig(state_path=state, attestation_mode="optional", attestation_key=key)) as kernel:
+        kernel.calibrate_agent("agent-a", trust_score=0.5)
+        kernel.propose_action(make_proposal())
+        verified = subprocess.run(  # another process, while this one owns the file
+            [
+                sys.executable,
+                "-m",
+                "colony.cli",
+                "ledger",
+                "verify",
+                str(state),
+                "--hmac-key-file",
+                str(tmp_path / "key"),
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=60,
+        )
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert '"valid": true' in verified.stdout
+
+
+def test_the_summary_reads_a_shared_database_too(pg_url: str) -> None:
+    from colony.storage import open_state
+
+    with ColonyKernel(ColonyKernelConfig(state_path=pg_url)) as kernel:
+        kernel.calibrate_agent("agent-a", trust_score=0.5)
+        kernel.record_outcome(make_proposal(), {}, tests_passed=False)
+        kernel.tick()
+    db = open_state(pg_url)
+    try:
+        seen = summary(db)
+    finally:
+        db.close()
+    assert seen["tick_count"] == 1 and seen["total_signals"] == 2 and sum(seen["role_distribution"].values()) == 1
