@@ -288,3 +288,20 @@ def test_a_tool_call_during_an_outage_is_an_error_result_and_the_next_one_after_
         assert tools.kernel.agent_profile("a").total_proposals == 2
     finally:
         tools.close()
+
+
+def test_the_tick_owner_advances_the_shared_tick_every_period(pg_url: str) -> None:
+    servers = start_servers(pg_url, 2, attestation="disabled")  # two servers; only the third owns the tick
+    owner = start_servers(pg_url, 1, "--tick-every", "0.2", attestation="disabled")[0]
+    try:
+        time.sleep(2.0)
+    finally:
+        assert owner.stop() == 0, owner.stderr
+    with ColonyKernel(ColonyKernelConfig(state_path=pg_url)) as kernel:
+        ticks = kernel.tick_count
+    time.sleep(0.5)
+    for s in servers:
+        assert s.stop() == 0, s.stderr
+    with ColonyKernel(ColonyKernelConfig(state_path=pg_url)) as kernel:
+        assert kernel.tick_count == ticks  # the owner stopped: nobody else ticks
+    assert 3 <= ticks <= 11  # every 0.2 s for about 2 s (after start-up), never made up
