@@ -46,7 +46,7 @@ REGRESSION_PATHS = ("tick_100k_us", "status_100k_us", "query_100k_us", "bytes_pe
 # profile entries are grouped by the file they are in: the subsystem a share of time belongs to
 SUBSYSTEMS = {
     "falsification": ("colony/falsification/",),
-    "state store (SQLite)": ("sqlite3.", "colony/storage.py", "colony/consequence_memory.py", "colony/memory_rows.py"),
+    "state store (SQLite)": ("sqlite3.", "colony/storage/", "colony/consequence_memory.py", "colony/memory_rows.py"),
     "gate": ("colony/actuation_gate.py",),
     "field": ("colony/pheromone_store.py", "colony/pheromone_trace.py"),
     "limits, records and JSON": ("colony/limits.py", "json/", "colony/models.py", "dataclasses", "<string>"),

@@ -156,11 +156,11 @@ def start_server(*args: str, token: str | None = TOKEN) -> Server:
     return server
 
 
-def register_agents(state: Path, *names: str, role: str = "agent") -> dict[str, str]:
-    """Register ``names`` (with ``role``) in the state file's agent registry, the real one; name → token."""
-    from colony.storage import StateDB
+def register_agents(state: Path | str, *names: str, role: str = "agent") -> dict[str, str]:
+    """Register ``names`` (with ``role``) in the state's agent registry (a file or a postgresql:// URL); name → token."""
+    from colony.storage import open_state
 
-    db = StateDB(state)
+    db = open_state(str(state))
     try:
         registry = AgentRegistry(db.conn, db.lock)
         return {name: registry.add(name, role=role).token for name in names}

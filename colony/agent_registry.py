@@ -25,13 +25,12 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 from colony.errors import ConflictError, NotFoundError, ValidationError
 
@@ -131,16 +130,27 @@ class AgentRegistry:
             created if absent.
         lock: the lock that guards ``conn`` (the kernel's, when the connection is shared).
         clock: seconds since the epoch, for ``created_at`` and ``revoked_at``.
+        create: create the table if absent (False for a read-only database: a missing table reads as empty).
     """
 
     def __init__(
-        self, conn: sqlite3.Connection, lock: threading.RLock | None = None, *, clock: Callable[[], float] = time.time
+        self,
+        conn: Any,
+        lock: Any = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        create: bool = True,
     ) -> None:
         self._conn = conn
         self._lock = lock if lock is not None else threading.RLock()
         self._clock = clock
         with self._lock:
-            conn.execute(_SCHEMA)
+            if create:
+                conn.execute(_SCHEMA)
+            self._empty = (
+                not create
+                and not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_registry'").fetchone()
+            )
 
     def _write(self, sql: str, params: tuple[object, ...]) -> None:
         """One statement in its own transaction, or inside the owner's when one is open."""
@@ -207,6 +217,8 @@ class AgentRegistry:
 
     def records(self) -> list[AgentRecord]:
         """Every registered agent, revoked ones included, by name."""
+        if self._empty:
+            return []
         with self._lock:
             rows = self._conn.execute(f"SELECT {_COLUMNS} FROM agent_registry ORDER BY name").fetchall()
         return [_record(r) for r in rows]

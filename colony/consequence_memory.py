@@ -42,7 +42,7 @@ from colony.models import (
     check_text,
     json_text,
 )
-from colony.storage import StateDB
+from colony.storage import StateStore, open_state
 from colony.trust import outcome_delta, quantize
 
 __all__ = ["SCHEMA", "ConsequenceMemory", "check_agent_id", "parse_feedback"]
@@ -100,7 +100,7 @@ class ConsequenceMemory:
     """Outcome records, proposals and agent profiles.
 
     Parameters:
-        db: a :class:`StateDB`, or a path to open one (``":memory:"`` or None: in memory).
+        db: a state store (:mod:`colony.storage`), or a path or URL to open one (``":memory:"`` or None: in memory).
         policy: the ``trust`` policy section.
         recent_window: how many of an agent's newest outcomes count as "recent".
         clock: time source for timestamps.
@@ -108,13 +108,13 @@ class ConsequenceMemory:
 
     def __init__(
         self,
-        db: StateDB | str | Path | None = None,
+        db: StateStore | str | Path | None = None,
         *,
         policy: TrustPolicy | None = None,
         recent_window: int | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.db = db if isinstance(db, StateDB) else StateDB(db, schemas=(SCHEMA,))
+        self.db: StateStore = open_state(db, schemas=(SCHEMA,)) if db is None or isinstance(db, str | Path) else db
         full = default_policy()
         self.policy = policy if policy is not None else full.trust
         self.window = recent_window if recent_window is not None else full.gate.recent_failure_window
@@ -126,6 +126,11 @@ class ConsequenceMemory:
 
     def close(self) -> None:
         self.db.close()
+
+    def refresh(self, new_agent_ids: list[str]) -> None:
+        """Another process changed the store: drop the cached profiles and learn the agents it added."""
+        self._agents.clear()
+        self._known.update(new_agent_ids)
 
     def invalidate_cache(self) -> None:
         """Drop cached profiles and reread the known agents (after a rolled-back transaction)."""

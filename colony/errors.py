@@ -16,6 +16,8 @@ __all__ = [
     "ConflictError",
     "NotFoundError",
     "PathSafetyError",
+    "StateLockedError",
+    "StoreUnavailableError",
     "ValidationError",
 ]
 
@@ -76,3 +78,32 @@ class PathSafetyError(ColonyError, ValueError):
         self.path = path
         self.root = root
         super().__init__(f"path {path!r} {message} {root!r}")
+
+
+class StateLockedError(ColonyError):
+    """A state file is owned by another open kernel (one owning process per file)."""
+
+    def __init__(self, path: str, pid: int | None, *, waited: float = 0.0) -> None:
+        self.path = path
+        self.pid = pid
+        self.waited = waited
+        owner = f"process {pid}" if pid is not None else "another process"
+        after = f" after waiting {waited:g} s" if waited else ""
+        super().__init__(
+            f"state_path: {path!r} is in use by {owner}{after}; a state file has one owning process "
+            "(close it there, pass --wait-lock SECONDS to wait, or share a colony through a postgresql:// URL)"
+        )
+
+
+class StoreUnavailableError(ColonyError):
+    """The shared state store could not be reached or lost the call's transaction.
+
+    Nothing of the call was kept, unless ``unknown``: the connection failed during COMMIT, so
+    the call may have been applied (a repeated outcome is then refused as a duplicate).
+    """
+
+    def __init__(self, store: str, detail: str, *, unknown: bool = False) -> None:
+        self.store = store
+        self.unknown = unknown
+        after = "check before repeating it" if unknown else "the call changed nothing, try it again"
+        super().__init__(f"state_store: {store} is unavailable ({detail}); {after}")

@@ -58,7 +58,7 @@ from colony.pruning_daemon import PruningDaemon
 from colony.resource_ledger import ResourceLedger
 from colony.retention import Retention
 from colony.role_adapter import RoleAdapter
-from colony.storage import StateDB
+from colony.storage import open_state
 from colony.trust import quantize
 
 __all__ = ["ATTESTATION_MODES", "ColonyKernel", "ColonyKernelConfig"]
@@ -73,7 +73,11 @@ class ColonyKernelConfig:
     """How to build a kernel.
 
     Parameters:
-        state_path: SQLite file holding the whole kernel state (None: in-memory).
+        state_path: where the whole kernel state lives: a SQLite file (owned by this kernel's process
+            while it is open), a ``postgresql://`` URL (one colony shared by processes and hosts; see
+            :mod:`colony.storage.postgres`), or None (in memory).
+        wait_lock: seconds to wait for another process that owns the state file (0: refuse at once
+            with a StateLockedError naming it).
         config_dir: directory with a ``policy.yaml`` (None: ``$COLONY_CONFIG`` or the packaged policy).
         policy: an already-loaded policy (wins over ``config_dir``).
         repo_root: the only tree repository-aware checks and pruning may read or move files in.
@@ -87,6 +91,7 @@ class ColonyKernelConfig:
     """
 
     state_path: str | Path | None = None
+    wait_lock: float = 0.0
     config_dir: str | Path | None = None
     policy: Policy | None = None
     repo_root: str | Path | None = None
@@ -121,7 +126,7 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
         self.config = config = config if config is not None else ColonyKernelConfig()
         self.policy = config.resolve_policy()
         self._clock = config.clock
-        self.db = StateDB(config.state_path, schemas=(MEMORY_SCHEMA,))
+        self.db = open_state(config.state_path, schemas=(MEMORY_SCHEMA,), wait_lock=config.wait_lock)
         self._lock = self.db.lock
         p = self.policy
         self.pheromones = PheromoneStore(p.pheromone, clock=self._clock)
@@ -147,7 +152,11 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
         self._limits = InputLimits(p.limits)
         self.retention = Retention(p.retention, self.consequence_memory, self.db)
         self.db.on_rollback(self.consequence_memory.invalidate_cache)
-        self._restore()
+        try:
+            self._restore()
+        except BaseException:
+            self.db.close()  # a refused or unreachable store: let go of the file (and its lock) at once
+            raise
         self.run_id = self._init_run_id(config.run_id)
         self.attestation = self._init_attestation()
         self._lean = not self.db.persistent and self.attestation is None
@@ -155,6 +164,14 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
     # ----------------------------------------------------------- persistence
     def _restore(self) -> None:
         db = self.db
+        if db.shared:  # several processes: every call first reloads what another one changed (colony.storage.postgres)
+            self._pruning_count = 0
+            db.on_sync(self._reload)
+            with db.transaction():
+                pass
+            self.pheromones.set_journal(db.save_trace)
+            self.resource_ledger.set_journal(db.save_budget)
+            return
         if db.persistent:
             tick = int(db.get_meta("tick") or 0)
             self.pheromones.restore(tick, db.load_traces({r: self.pheromones.eps_for(r) for r in DecayRate}))
@@ -168,12 +185,37 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
             self.resource_ledger.set_journal(db.save_budget)
         self._pruning_count = int(db.get_meta("pruning_candidates_count") or 0) if db.persistent else 0
 
+    def _reload(self, full: bool) -> None:
+        """Bring every in-process copy of shared state up to the store's (inside the call's transaction).
+
+        ``full``: replace the field and the known agents; otherwise apply what changed since
+        (``colony.storage.postgres`` says which rows). Budget, retention and the tick come from meta rows.
+        """
+        db: Any = self.db
+        eps = {r: self.pheromones.eps_for(r) for r in DecayRate}
+        tick = int(db.get_meta("tick") or 0)
+        if full or tick < self.pheromones.tick_count:  # a tick set back (calm_down on an empty field): start over
+            self.pheromones.restore(tick, db.load_traces(eps))
+            self.consequence_memory.invalidate_cache()
+        else:
+            self.pheromones.advance_to(tick)
+            for trace in db.changed_traces(eps):
+                self.pheromones.apply(trace)
+            self.consequence_memory.refresh(db.new_agent_ids())
+        budget = db.load_budget()
+        if budget is not None:
+            self.resource_ledger.restore(*budget)
+        self.retention.load()
+        self._pruning_count = int(db.get_meta("pruning_candidates_count") or 0)
+
     def _init_run_id(self, requested: str | None) -> str:
         """The attestation run id: requested, else the state file's, else a new one (kept in a state file)."""
-        stored = self.db.get_meta("run_id") if self.db.persistent else None
-        run_id = requested or stored or f"kernel-{uuid.uuid4().hex}"
-        if run_id != stored and self.db.persistent:
-            with self.db.transaction():
+        if not self.db.persistent:
+            return requested or f"kernel-{uuid.uuid4().hex}"
+        with self.db.transaction():  # one transaction: servers starting together on a shared store agree on one run
+            stored = self.db.get_meta("run_id")
+            run_id = requested or stored or f"kernel-{uuid.uuid4().hex}"
+            if run_id != stored:
                 self.db.set_meta("run_id", run_id)
         return run_id
 
@@ -363,14 +405,15 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
                 self.resource_ledger.maybe_reset()
                 self.retention.step()
                 if self.db.persistent:
-                    self.db.set_meta("tick", str(self.pheromones.tick_count))
+                    self.db.save_tick(self.pheromones.tick_count)
         except BaseException:
             self.retention.rollback(before)
             raise
 
     @property
     def tick_count(self) -> int:
-        return self.pheromones.tick_count
+        with self._lock:  # on a shared store: the colony's tick, not this process's last look at it
+            return self.pheromones.tick_count
 
     def calm_down(self, reason: str = "emergency_brake") -> dict[str, Any]:
         """Emergency brake: clear the field, reset the budget period and the tick count; keep history."""

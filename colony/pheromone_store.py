@@ -453,6 +453,37 @@ class PheromoneStore:
         finally:
             self._journal = journal
 
+    def advance_to(self, tick: int) -> None:
+        """Tick (without journaling) until the field's tick is ``tick``: another process ticked a shared colony."""
+        journal, self._journal = self._journal, None
+        try:
+            while self._tick < tick:
+                self.tick()
+        finally:
+            self._journal = journal
+
+    def apply(self, incoming: Trace) -> None:
+        """Make the key's trace ``incoming`` (a row another process wrote), without journaling it back.
+
+        The field's tick must already be the writer's (:meth:`advance_to`); an expired row is dropped.
+        """
+        journal, self._journal = self._journal, None
+        try:
+            old = self._by_type[incoming.signal_type].get(incoming.location)
+            if old is not None and self._remove(old):
+                self._repair_top(old.decay)
+            if incoming.expiry <= self._tick:
+                return
+            self._register(incoming)
+            incoming.expiry = self._ticks.setdefault(incoming.expiry, incoming.expiry)
+            self._expiry.setdefault(incoming.expiry, []).append(incoming)
+            if incoming.last_reinforced < self._last_stamp:
+                self._monotone = False
+            self._last_stamp = max(self._last_stamp, incoming.last_reinforced)
+            self._top[incoming.decay].offer(incoming)
+        finally:
+            self._journal = journal
+
     def set_tick(self, tick: int) -> None:
         """Set the tick counter (used by ``calm_down`` on an empty field)."""
         if self._count:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from colony.config import RetentionPolicy
     from colony.consequence_memory import ConsequenceMemory
-    from colony.storage import StateDB
+    from colony.storage import StateStore as StateDB
 
 __all__ = ["Retention", "prune_idle_profiles", "prune_proposals"]
 
@@ -45,7 +45,11 @@ class Retention:
         self.policy = policy
         self._memory = memory
         self._db = db
-        raw = db.get_meta("retention") if db.persistent else None
+        self.load()
+
+    def load(self) -> None:
+        """Read the stored state (a file or a shared store; in memory everything starts at 0)."""
+        raw = self._db.get_meta("retention") if self._db.persistent else None
         stored = dict(zip(_STATE, (int(v) for v in raw.split(",")), strict=True)) if raw else {}
         self.lifetime_tick = stored.get("lifetime_tick", 0)
         self.proposals_pruned = stored.get("proposals_pruned", 0)

@@ -50,6 +50,7 @@ from colony.mcp import auth, http, http_options
 from colony.mcp.access import AccessPolicy
 from colony.mcp.registry import error_result, register_tools
 from colony.mcp.toolset import INTERNAL_ERROR, ColonyTools
+from colony.storage.options import Ticker, add_state_arguments, default_state
 
 __all__ = ["ColonyMCPServer", "add_arguments", "build_parser", "build_server", "main", "run"]
 
@@ -146,7 +147,14 @@ def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     http_options.add_http_arguments(p, default_port=DEFAULT_PORT)
     p.add_argument("--registry-only", action="store_true", help="refuse every agent_id that is not a registered agent")
     p.add_argument("--agent-id", metavar="NAME", help="stdio: bind this process to one agent (calls act as NAME only)")
-    p.add_argument("--state", type=Path, help="SQLite state file: the colony (and its agent registry) survives restarts")
+    p.add_argument(
+        "--state",
+        default=default_state(),
+        metavar="PATH|URL",
+        help="the colony state (and its agent registry): a SQLite file one process owns, or a postgresql:// URL "
+        "several servers share (default: $COLONY_STATE)",
+    )
+    add_state_arguments(p)
     p.add_argument("--config", type=Path, help="directory holding a policy.yaml")
     p.add_argument("--repo-root", type=Path, help="the only tree repository-aware checks may read")
     p.add_argument("--attestation", choices=ATTESTATION_MODES, default="disabled", help="attested lifecycle mode")
@@ -163,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _tools_from(args: argparse.Namespace) -> ColonyTools:
     config = ColonyKernelConfig(
         state_path=args.state,
+        wait_lock=getattr(args, "wait_lock", 0.0),
         config_dir=args.config,
         repo_root=args.repo_root,
         attestation_mode=args.attestation,
@@ -187,6 +196,7 @@ def run(args: argparse.Namespace, *, registrars: Sequence[Callable[[MCPServer], 
     if threading.current_thread() is threading.main_thread():
         # SIGTERM stops the server like Ctrl-C: in-flight work finishes and the state file is closed.
         signal.signal(signal.SIGTERM, signal.default_int_handler)
+    ticker = Ticker(tools.kernel.tick, args.tick_every) if getattr(args, "tick_every", None) else None
     try:
         if args.http:
             serving.serve_http(tools, args, registrars)
@@ -199,6 +209,8 @@ def run(args: argparse.Namespace, *, registrars: Sequence[Callable[[MCPServer], 
     except KeyboardInterrupt:
         pass
     finally:
+        if ticker is not None:
+            ticker.stop()
         tools.close()
     return 0
 

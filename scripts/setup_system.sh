@@ -6,6 +6,8 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 command -v npm >/dev/null 2>&1 || need+=(nodejs npm)  # the real MCP servers of the gateway tests (scripts/setup_npm.sh)
+# the PostgreSQL backend's tests start a throw-away cluster with the server binaries (initdb, pg_ctl)
+compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null || command -v pg_ctl >/dev/null 2>&1 || need+=(postgresql)
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
 fi

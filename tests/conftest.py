@@ -12,6 +12,8 @@ from colony.models import ActionProposal
 
 _ids = itertools.count()
 
+pytest_plugins = ["tests.pg_fixtures"]  # pg_cluster, pg_url, state_spec (PostgreSQL tests)
+
 # headless Debian Chromium, as every browser test launches it (Playwright with executable_path)
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -86,17 +86,20 @@ class AttestationLedger(TypedRecords):
         lock: threading.RLock | None = None,
         synchronous: str = "NORMAL",
     ) -> None:
+        handed = not isinstance(db, str | Path)  # a connection: SQLite's, or a shared store's (colony.storage)
         if signer is None:
             # checked before a file is opened, so a refused ledger leaves no file or open connection behind
-            is_file = store.is_file_connection(db) if isinstance(db, sqlite3.Connection) else store.is_file_path(str(db))
+            is_file = (
+                (not isinstance(db, sqlite3.Connection) or store.is_file_connection(db)) if handed else store.is_file_path(str(db))
+            )
             if is_file:
                 raise ConfigError(
                     "attestation.key",
                     "a file ledger needs a configured signer (COLONY_ATTESTATION_KEY or COLONY_ATTESTATION_ED25519_KEY)",
                 )
             signer = ephemeral_signer()
-        if isinstance(db, sqlite3.Connection):
-            self._attach(db, False, None, signer, clock=clock, id_factory=id_factory, lock=lock)
+        if handed:
+            self._attach(db, False, None, signer, clock=clock, id_factory=id_factory, lock=lock)  # type: ignore[arg-type]
         else:
             conn, _ = store.connect(str(db), synchronous=synchronous)
             self._attach(conn, True, str(db), signer, clock=clock, id_factory=id_factory, lock=lock)
@@ -206,6 +209,7 @@ class AttestationLedger(TypedRecords):
                 event_id=event.event_id,
             )
         with self._write() as conn:
+            store.lock_run(conn, event.run_id)
             repeated = store.find_duplicate(conn, event)
             if repeated is not None:
                 raise AttestationError(repeated, status=S.DUPLICATE, event_id=event.event_id)
@@ -238,6 +242,7 @@ class AttestationLedger(TypedRecords):
             raise ValidationError("created_at", "must be a finite number", value=when)
         nonce = _nonempty("nonce", nonce) if nonce is not None else self._new_id()
         with self._write() as conn:
+            store.lock_run(conn, run_id)
             seq, prev = self._trusted_head(conn, run_id)
             draft = LedgerEvent(
                 run_id=run_id,

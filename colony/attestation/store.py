@@ -37,6 +37,7 @@ __all__ = [
     "insert_event",
     "is_file_connection",
     "is_file_path",
+    "lock_run",
     "write_transaction",
 ]
 
@@ -181,6 +182,14 @@ def write_transaction(conn: sqlite3.Connection, lock: threading.RLock) -> Iterat
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+
+
+def lock_run(conn: sqlite3.Connection, run_id: str) -> None:
+    """Hold ``run_id``'s append lock to the end of the transaction on a shared store (its connection offers
+    ``lock_run``), so appends from several servers extend one gap-free chain; a SQLite file has one writer."""
+    lock = getattr(conn, "lock_run", None)
+    if lock is not None:
+        lock(run_id)
 
 
 def head(conn: sqlite3.Connection, run_id: str) -> tuple[int, str]:

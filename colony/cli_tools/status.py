@@ -60,28 +60,26 @@ def _workflows(root: Path, store: WorkflowStore, run_id: str | None) -> dict[str
 
 
 def _kernel(root: Path, state_path: str) -> dict[str, Any]:
-    from colony.kernel import ColonyKernel, ColonyKernelConfig
+    """The kernel state a file (read-only, without the owner's lock) or a ``postgresql://`` URL holds."""
+    from colony.storage import open_state, redact_url
+    from colony.storage.base import is_url
+    from colony.storage.summary import summary
 
-    path = inside(root, state_path, field="state_path")
-    if not path.is_file():
-        raise ValidationError("state_path", f"{state_path!r} is not a file", value=state_path)
-    with path.open("rb") as handle:
-        if handle.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
-            raise ValidationError("state_path", f"{state_path!r} is not a SQLite state file", value=state_path)
-    with ColonyKernel(ColonyKernelConfig(state_path=path)) as kernel:
-        snapshot = kernel.colony_status()
-    return {
-        "name": "kernel",
-        "status": "up",
-        "details": {
-            "state_path": relative(root, path),
-            "tick_count": snapshot["tick_count"],
-            "total_signals": snapshot["pheromone_summary"]["total_signals"],
-            "role_distribution": snapshot["role_distribution"],
-            "budget_usage": snapshot["budget_usage"],
-            "attestation_mode": snapshot["attestation_mode"],
-        },
-    }
+    if is_url(state_path):
+        shown, db = redact_url(state_path), open_state(state_path)
+    else:
+        path = inside(root, state_path, field="state_path")
+        if not path.is_file():
+            raise ValidationError("state_path", f"{state_path!r} is not a file", value=state_path)
+        with path.open("rb") as handle:
+            if handle.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
+                raise ValidationError("state_path", f"{state_path!r} is not a SQLite state file", value=state_path)
+        shown, db = relative(root, path), open_state(path, read_only=True)  # works while a server owns the file
+    try:
+        snapshot = summary(db)
+    finally:
+        db.close()
+    return {"name": "kernel", "status": "up", "details": {"state_path": shown, **snapshot}}
 
 
 def _mcp_processes() -> list[dict[str, Any]]:

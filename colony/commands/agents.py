@@ -2,8 +2,14 @@
 
 ``add NAME [--role agent|operator]`` prints the new agent's bearer token once (only its
 hash is stored); ``list`` shows names, roles and whether each is revoked; ``revoke NAME``
-ends a token at once, for a running server too. A server started on the same state file
-(``colony mcp --http --state FILE``) then authenticates each agent by its own token.
+ends a token at once. A server started on the same state (``colony mcp --http --state FILE``)
+then authenticates each agent by its own token.
+
+A state file has one owning process: ``add`` and ``revoke`` on a file a running server owns
+get a StateLockedError naming the server's pid (stop the server first, or ``--wait-lock S``
+to wait for it); ``list`` reads the file read-only and works while it is owned. On a
+``postgresql://`` URL every command works while servers run, and a revocation reaches
+them at their next request.
 """
 
 from __future__ import annotations
@@ -14,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from colony.agent_registry import AgentRecord, AgentRegistry, AgentRole
+from colony.storage.options import default_state, seconds
 
-STATE_HELP = "the colony state file the server uses (the registry lives in it; created if absent)"
+STATE_HELP = "the colony state the server uses: a file (created if absent) or a postgresql:// URL; the registry lives in it"
 
 
 def register(subparsers: Any) -> None:
@@ -39,16 +46,23 @@ def register(subparsers: Any) -> None:
     revoke.add_argument("name")
     revoke.set_defaults(func=_revoke)
     for action in (add, listing, revoke):
-        action.add_argument("--state", type=Path, required=True, metavar="FILE", help=STATE_HELP)
+        env = default_state()
+        action.add_argument(
+            "--state", required=env is None, default=env, metavar="PATH|URL", help=STATE_HELP + " (default: $COLONY_STATE)"
+        )
         action.add_argument("--json", action="store_true", help="print the result as JSON")
+    for action in (add, revoke):
+        action.add_argument(
+            "--wait-lock", type=seconds, default=0.0, metavar="S", help="wait up to S seconds for a server that owns the file"
+        )
 
 
-def _with_registry(path: Path, work: Any) -> Any:
-    from colony.storage import StateDB
+def _with_registry(state: str, work: Any, *, wait_lock: float = 0.0, read_only: bool = False) -> Any:
+    from colony.storage import open_state
 
-    db = StateDB(path)
+    db = open_state(state, wait_lock=wait_lock, read_only=read_only)
     try:
-        return work(AgentRegistry(db.conn, db.lock))
+        return work(AgentRegistry(db.conn, db.lock, create=not db.read_only))
     finally:
         db.close()
 
@@ -64,7 +78,7 @@ def _line(agent: AgentRecord) -> str:
 
 
 def _add(args: argparse.Namespace) -> int:
-    issued = _with_registry(args.state, lambda r: r.add(args.name, role=args.role))
+    issued = _with_registry(args.state, lambda r: r.add(args.name, role=args.role), wait_lock=args.wait_lock)
     text = (
         f"registered {issued.agent.name} ({issued.agent.role.value}); its bearer token, shown this once:\n"
         f"{issued.token}\n"
@@ -74,11 +88,14 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    agents = _with_registry(args.state, lambda r: r.records())
+    from colony.storage import is_url
+
+    read_only = not is_url(args.state) and Path(args.state).is_file()  # an absent file is created (and has no agents)
+    agents = _with_registry(args.state, lambda r: r.records(), read_only=read_only)
     text = "\n".join(_line(a) for a in agents) if agents else "no agents registered"
     return _print(args, {"agents": [a.to_dict() for a in agents]}, text)
 
 
 def _revoke(args: argparse.Namespace) -> int:
-    agent = _with_registry(args.state, lambda r: r.revoke(args.name))
+    agent = _with_registry(args.state, lambda r: r.revoke(args.name), wait_lock=args.wait_lock)
     return _print(args, agent.to_dict(), f"revoked {agent.name}: its token no longer authenticates")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from colony.mcp.http_options import add_http_arguments
+from colony.storage.options import add_state_arguments
 
 DEFAULT_PORT = 8766
 
@@ -31,7 +32,13 @@ def register(sub: Any) -> None:
         help="the agent this gateway acts for: required on stdio and with the shared token; over HTTP with per-agent "
         "tokens each token names its agent (given, only NAME's token may call)",
     )
-    p.add_argument("--state", metavar="PATH|URL", help="colony state (overrides kernel.state in the file; holds the agents)")
+    p.add_argument(
+        "--state",
+        metavar="PATH|URL",
+        help="colony state: a file or a postgresql:// URL (overrides kernel.state in the file; holds the agents; "
+        "without either: $COLONY_STATE)",
+    )
+    add_state_arguments(p)
     p.add_argument("--attestation", choices=("disabled", "optional", "required"), help="attested lifecycle mode")
     p.add_argument("--policy-dir", metavar="DIR", help="a directory holding a policy.yaml")
     add_http_arguments(p, default_port=DEFAULT_PORT)

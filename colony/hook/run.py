@@ -30,6 +30,7 @@ from colony.kernel import ColonyKernel, ColonyKernelConfig
 __all__ = ["answer", "open_state"]
 
 OpenKernel = Callable[[], AbstractContextManager[ColonyKernel]]
+HOOK_WAIT_LOCK = 5.0  # seconds a direct hook call waits for another process that owns the state file
 
 
 def open_state(state: str | None) -> ColonyKernel:
@@ -38,7 +39,8 @@ def open_state(state: str | None) -> ColonyKernel:
         raise ValidationError("--state", "is required (or --socket for the resident colony of `colony hook serve`)")
     if "://" not in state and not Path(state).is_file():
         raise ValidationError("--state", f"{state!r} does not exist (create it with `colony hook calibrate --state {state} ...`)")
-    return ColonyKernel(ColonyKernelConfig(state_path=state))
+    # a state file has one owner: a hook call (short) waits for a concurrent one rather than failing to "ask"
+    return ColonyKernel(ColonyKernelConfig(state_path=state, wait_lock=HOOK_WAIT_LOCK))
 
 
 def answer(payload: str, *, agent_id: str | None, open_kernel: OpenKernel) -> str:

@@ -31,6 +31,7 @@ from colony.agent_registry import AgentRegistry, AgentRole, check_name
 from colony.errors import ColonyError, ValidationError
 from colony.mcp import auth, http
 from colony.mcp.access import AccessPolicy
+from colony.mcp.outage import AnswerStoreOutage
 from colony.mcp.ratelimit import LimitFailedAuth
 
 if TYPE_CHECKING:
@@ -197,7 +198,7 @@ def http_server(
             print(f"{program}: bearer token (shown once): {endpoint.auth.generated}", file=sys.stderr)
         print(f"{program}: serving Streamable HTTP at {endpoint.url}", file=sys.stderr, flush=True)
 
-    config = uvicorn.Config(LimitFailedAuth(app), log_level="warning", lifespan="on")
+    config = uvicorn.Config(LimitFailedAuth(AnswerStoreOutage(app)), log_level="warning", lifespan="on")
     return _AnnouncingServer(config, announce)
 
 

@@ -234,10 +234,11 @@ class ColonyTools:
             proposal = self._linked_proposal(inputs.text("proposal_id", proposal_id), agent_id, target)
         else:
             proposal = self._new_proposal(agent_id, action_type, target, RECORD_RATIONALE, actual_outcome.strip())
-        record = self.kernel.record_outcome(
-            proposal, self._outcome(action_type, target, actual_outcome, repair_needed), tests_passed, feedback
-        )
-        return self._recorded(record, linked=proposal_id is not None)
+        with self.kernel.db.transaction():  # the answer's profile read shares the record's transaction (one call, one commit)
+            record = self.kernel.record_outcome(
+                proposal, self._outcome(action_type, target, actual_outcome, repair_needed), tests_passed, feedback
+            )
+            return self._recorded(record, linked=proposal_id is not None)
 
     @_translated
     def colony_agent_profile(self, agent_id: str) -> dict[str, Any]:

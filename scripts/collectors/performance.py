@@ -300,6 +300,37 @@ def notebooks(ctx: CollectContext) -> dict[str, Any]:
     }
 
 
+def storage(ctx: CollectContext) -> dict[str, Any]:
+    """The kernel on PostgreSQL, servers sharing one database, and deposits at crowded keys (bench_storage)."""
+    art = _artefact(ctx, "storage")
+    res = art.get("results", {})
+    paths = ("propose", "record_outcome", "agent_profile")
+
+    def calls(backend: str) -> dict[str, Any]:
+        return {path: pick(dig(res, backend, path), TIMING) for path in paths}
+
+    def deposits(backend: str) -> dict[str, Any]:
+        rows = series(res.get(f"deposit_{backend}"), ("median_us", "p99_us"))
+        return {"rows": rows, **_ends(rows, "median_us"), "flatness": res.get(f"deposit_{backend}_flatness")}
+
+    scaling = series(res.get("throughput"), ("calls_per_second", "speedup", "latency_p50_us", "seconds", "calls"))
+    return {
+        "measured": bool(art),
+        "machine": _machine(art),
+        "load_average": {"start": dig(res, "load", "start", 0), "end": dig(res, "load", "end", 0)},
+        "postgres": calls("postgres"),
+        "sqlite_file": calls("sqlite_file"),
+        "memory": calls("memory"),
+        "target_propose_p50_us": dig(res, "targets", "pg_propose_p50_us"),
+        "sqlite_vs_round_one": pick(res.get("sqlite_vs_round_one"), ("propose_ratio", "record_outcome_ratio")),
+        "deposit_file": deposits("sqlite_file"),
+        "deposit_postgres": deposits("postgres"),
+        "throughput": scaling,
+        "throughput_ends": _ends(scaling, "calls_per_second"),
+        "ceiling_calls_per_second": res.get("ceiling_calls_per_second"),
+    }
+
+
 @collector("perf", inputs=("{output}/benchmarks/*.json",))
 def perf(ctx: CollectContext) -> dict[str, Any]:
     """Every benchmark the manuscript reports, in a fixed shape."""
@@ -311,5 +342,6 @@ def perf(ctx: CollectContext) -> dict[str, Any]:
         "falsification": falsification(ctx),
         "research": research(ctx),
         "notebooks": notebooks(ctx),
+        "storage": storage(ctx),
     }
     return {**parts, "measured_count": sum(1 for p in parts.values() if p["measured"]), "benchmark_count": len(parts)}

@@ -120,7 +120,10 @@ async def test_an_agent_id_in_the_arguments_or_meta_never_changes_the_agent(scra
 
 async def test_operator_only_tools_and_revoked_and_unknown_tokens(scratch: Scratch, tmp_path: Path) -> None:
     state = tmp_path / "colony.sqlite"
-    tokens = register_agents(state, "alice") | register_agents(state, "boss", role="operator")
+    tokens = register_agents(state, "alice", "gone") | register_agents(state, "boss", role="operator")
+    cli = [sys.executable, "-m", "colony.cli", "agents", "revoke"]
+    revoked = subprocess.run([*cli, "gone", "--state", str(state)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert revoked.returncode == 0, revoked.stderr
     server = _start(_config(scratch, tmp_path, state))
     assert server.url is not None
     try:
@@ -135,15 +138,11 @@ async def test_operator_only_tools_and_revoked_and_unknown_tokens(scratch: Scrat
             made = await boss.call_tool("fs__create_directory", {"path": str(scratch.files / "by-boss")})
             assert not made.is_error and gate(made)["decision"] == "execute"
         assert _status(server.url, tokens["alice"]) == 200
-        revoked = subprocess.run(
-            [sys.executable, "-m", "colony.cli", "agents", "revoke", "alice", "--state", str(state)],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=120,
-        )
-        assert revoked.returncode == 0, revoked.stderr
-        assert _status(server.url, tokens["alice"]) == 401  # at once, without a restart
+        assert _status(server.url, tokens["gone"]) == 401  # revoked in the registry the gateway reads
+        # the gateway owns its state file: a revocation now is refused, naming it (a postgresql:// state takes it at once)
+        busy = subprocess.run([*cli, "alice", "--state", str(state)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert busy.returncode == 2 and f"is in use by process {server.proc.pid}" in busy.stderr
+        assert _status(server.url, tokens["alice"]) == 200
         assert _status(server.url, "colony_" + "0" * 43) == 401 and _status(server.url, TOKEN) == 401  # unknown, shared
         assert _status(server.url, tokens["boss"]) == 200
         statuses = [_status(server.url, f"wrong-{i}") for i in range(12)]

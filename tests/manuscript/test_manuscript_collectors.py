@@ -28,7 +28,7 @@ def test_absent_artefacts_keep_every_key_and_say_not_measured(
 ) -> None:
     _, full = complete
     _, empty = degraded
-    for name in ("kernel", "reference", "mcp", "attestation", "falsification", "research", "notebooks"):
+    for name in ("kernel", "reference", "mcp", "attestation", "falsification", "research", "notebooks", "storage"):
         assert full["perf"][name]["measured"] is True and empty["perf"][name]["measured"] is False
     assert full["perf"]["measured_count"] == full["perf"]["benchmark_count"] and empty["perf"]["measured_count"] == 0
     assert shape(full["perf"]["kernel"]) == shape(empty["perf"]["kernel"])

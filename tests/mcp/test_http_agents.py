@@ -86,10 +86,9 @@ async def test_only_operators_tick_and_see_pruning_and_they_may_read_any_profile
         server.stop()
 
 
-def test_revoked_and_added_agents_take_effect_without_a_restart(tmp_path: Path) -> None:
-    state = tmp_path / "colony.sqlite"
-    tokens = register_agents(state, "keeper", "leaver")
-    server = start_http_server("--state", str(state), token=TOKEN)
+def check_registry_changes_reach_a_running_server(state: str, tokens: dict[str, str]) -> None:
+    """``colony agents revoke/add`` on the state a running server uses take effect at its next request."""
+    server = start_http_server("--state", state, token=TOKEN)
     assert server.url is not None
     cli = [sys.executable, "-m", "colony.cli", "agents"]
     try:
@@ -101,17 +100,39 @@ def test_revoked_and_added_agents_take_effect_without_a_restart(tmp_path: Path) 
 
             assert status(tokens["leaver"]) == 200
             assert status(TOKEN) == 401  # with agents registered, the shared token is not a credential
-            revoked = subprocess.run([*cli, "revoke", "leaver", "--state", str(state)], capture_output=True, text=True, cwd=ROOT)
+            revoked = subprocess.run([*cli, "revoke", "leaver", "--state", state], capture_output=True, text=True, cwd=ROOT)
             assert revoked.returncode == 0, revoked.stderr
             assert status(tokens["leaver"]) == 401
             assert status(tokens["keeper"]) == 200
-            added = subprocess.run(
-                [*cli, "add", "newcomer", "--state", str(state), "--json"], capture_output=True, text=True, cwd=ROOT
-            )
+            added = subprocess.run([*cli, "add", "newcomer", "--state", state, "--json"], capture_output=True, text=True, cwd=ROOT)
             assert added.returncode == 0, added.stderr
             assert status(httpx.Response(200, content=added.stdout).json()["token"]) == 200
     finally:
         server.stop()
+
+
+def test_registry_changes_on_a_file_a_server_owns_are_refused_naming_it_and_change_nothing(tmp_path: Path) -> None:
+    state = tmp_path / "colony.sqlite"
+    tokens = register_agents(state, "keeper", "leaver")
+    server = start_http_server("--state", str(state), token=TOKEN)
+    assert server.url is not None
+    cli = [sys.executable, "-m", "colony.cli", "agents"]
+    try:
+        revoked = subprocess.run([*cli, "revoke", "leaver", "--state", str(state)], capture_output=True, text=True, cwd=ROOT)
+        assert revoked.returncode == 2
+        assert f"is in use by process {server.proc.pid}" in revoked.stderr and "--wait-lock" in revoked.stderr
+        listed = subprocess.run([*cli, "list", "--state", str(state), "--json"], capture_output=True, text=True, cwd=ROOT)
+        assert listed.returncode == 0, listed.stderr  # read-only: works while the server owns the file
+        agents = httpx.Response(200, content=listed.stdout).json()["agents"]
+        assert {a["name"]: a["revoked_at"] for a in agents} == {"keeper": None, "leaver": None}
+        with httpx.Client(timeout=30) as h:
+            headers = {**ACCEPT, "authorization": f"Bearer {tokens['leaver']}"}
+            assert h.post(server.url, json=initialize_message("2025-06-18"), headers=headers).status_code == 200
+    finally:
+        server.stop()
+    # once the server has let go, the same command works
+    revoked = subprocess.run([*cli, "revoke", "leaver", "--state", str(state)], capture_output=True, text=True, cwd=ROOT)
+    assert revoked.returncode == 0, revoked.stderr
 
 
 def test_a_weak_shared_token_is_refused_at_start_up() -> None:
@@ -266,3 +287,7 @@ def test_revoking_every_agent_does_not_reopen_the_shared_token(tmp_path: Path) -
         assert reply.status_code == 401
     finally:
         server.stop()
+
+
+def test_registry_changes_on_a_shared_database_reach_a_running_server_at_once(pg_url: str) -> None:
+    check_registry_changes_reach_a_running_server(pg_url, register_agents(pg_url, "keeper", "leaver"))

@@ -38,10 +38,15 @@ log = logging.getLogger("colony.gateway")
 SEPARATOR = "__"
 
 
-def open_kernel(section: KernelSection) -> ColonyKernel:
-    """The colony a gateway file's ``kernel:`` section names (its state, attestation mode and policy)."""
+def open_kernel(section: KernelSection, *, wait_lock: float = 0.0) -> ColonyKernel:
+    """The colony a gateway file's ``kernel:`` section names (its state, attestation mode and policy).
+
+    ``wait_lock``: seconds to wait for another process that owns the state file.
+    """
     return ColonyKernel(
-        ColonyKernelConfig(state_path=section.state, attestation_mode=section.attestation, config_dir=section.policy_dir)
+        ColonyKernelConfig(
+            state_path=section.state, wait_lock=wait_lock, attestation_mode=section.attestation, config_dir=section.policy_dir
+        )
     )
 
 

@@ -35,6 +35,7 @@ from colony.mcp import serving
 from colony.mcp.auth import Caller
 from colony.mcp.gateway.config import GatewayConfig, load_gateway_config
 from colony.mcp.gateway.core import Gateway, open_kernel
+from colony.storage.options import Ticker, default_state
 
 __all__ = ["config_from", "main", "run"]
 
@@ -46,6 +47,8 @@ PROGRAM = "colony gateway"
 def config_from(args: argparse.Namespace) -> GatewayConfig:
     """The gateway file with the command line's kernel overrides applied."""
     config = load_gateway_config(args.config)
+    if args.state is None and config.kernel.state is None:
+        args.state = default_state()
     updates = {
         key: value
         for key, value in (("state", args.state), ("attestation", args.attestation), ("policy_dir", args.policy_dir))
@@ -99,8 +102,9 @@ def run(args: argparse.Namespace) -> int:
         except ValidationError as exc:
             raise ValidationError("--agent-id", str(exc).partition(": ")[2], value=args.agent_id) from None
     config = config_from(args)
-    kernel = open_kernel(config.kernel)
+    kernel = open_kernel(config.kernel, wait_lock=getattr(args, "wait_lock", 0.0))
     endpoint: serving.HttpEndpoint | None = None
+    ticker = Ticker(kernel.tick, args.tick_every) if getattr(args, "tick_every", None) else None
     try:
         bound, chosen = _bound(args, config, kernel)
         endpoint = serving.open_endpoint(args, chosen) if chosen is not None else None
@@ -111,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if endpoint is not None:
             endpoint.sock.close()  # also when the upstreams or the kernel failed before uvicorn took the socket
+        if ticker is not None:
+            ticker.stop()
         kernel.close()
     return 0
 

@@ -1,26 +1,41 @@
-"""The narrow storage interface behind the kernel's state.
+"""The embedded backend: one SQLite database (``:memory:`` by default, or a file) owned by one process.
 
-One SQLite database (``:memory:`` by default, or a file) holds everything the kernel
-must remember: the field, the tick count, the budget period, profiles, consequences
-and, when enabled, the attestation ledger. All access goes through :class:`StateDB`,
-so another backend (PostgreSQL, for several MCP servers sharing one colony) is a new
-class with the same methods, not a rewrite.
+It holds everything the kernel must remember: the field, the tick count, the budget
+period, profiles, consequences and, when enabled, the attestation ledger. A state file
+has exactly one owning process: opening one takes the OS lock of
+:mod:`colony.state_lock` (released on close and when the process dies), and a second
+opener gets a :class:`~colony.errors.StateLockedError` naming the owner's pid, or waits
+``wait_lock`` seconds for it. :meth:`StateDB.open_read_only` reads a file without the
+lock (``mode=ro``), for status and verification while another process owns it.
+
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "state.sqlite")
+>>> db = StateDB(path)
+>>> try:
+...     StateDB(path)
+... except StateLockedError as exc:
+...     exc.pid == os.getpid()
+True
+>>> StateDB.open_read_only(path).get_meta("schema_version") == SCHEMA_VERSION
+True
+>>> db.close()
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from urllib.parse import quote
 
-from colony.errors import ValidationError
-from colony.models import DecayRate, ResourceCost, SignalSource, SignalType, json_text
+from colony.errors import StateLockedError, ValidationError
+from colony.models import DecayRate
 from colony.pheromone_store import Trace
+from colony.state_lock import StateFileLock
+from colony.storage.base import MetaRecords, trace_from_row, trace_row
 
-__all__ = ["StateDB"]
+__all__ = ["SCHEMA_VERSION", "StateDB", "StateLockedError"]
 
 # Bumped whenever a table changes shape; a state file of another version is refused, not misread.
 SCHEMA_VERSION = "3"
@@ -47,7 +62,7 @@ CREATE TABLE IF NOT EXISTS kernel_traces (
 """
 
 
-class StateDB:
+class StateDB(MetaRecords):
     """A SQLite connection with one lock, nested transactions and the kernel's own tables.
 
     Parameters:
@@ -56,9 +71,15 @@ class StateDB:
         schemas: the DDL scripts of the components that will share this database (each also
             calls :meth:`ensure_schema`); an in-memory database starts as a copy of a cached
             image that holds them, instead of creating every table again.
+        wait_lock: seconds to wait for another process that owns the file (0: refuse at once).
     """
 
-    def __init__(self, path: str | Path | None = ":memory:", *, schemas: tuple[str, ...] = ()) -> None:
+    kind = "sqlite"
+    #: one process owns the data: in-process caches are the truth (see colony.storage.postgres for shared stores)
+    shared = False
+    read_only = False
+
+    def __init__(self, path: str | Path | None = ":memory:", *, schemas: tuple[str, ...] = (), wait_lock: float = 0.0) -> None:
         if path is None:
             path = ":memory:"
         if not isinstance(path, str | Path):
@@ -73,9 +94,11 @@ class StateDB:
         self._txn = _Transaction(self)
         self._single = _SingleStatement(self)
         conn = None
+        self._file_lock: StateFileLock | None = None
         try:
             if self.persistent:
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                self._file_lock = StateFileLock.acquire(self.path, wait=wait_lock)  # before the file is read or written
             self.conn = conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._ensured: set[str] = set()
             if self.persistent:
@@ -94,9 +117,57 @@ class StateDB:
         except (sqlite3.DatabaseError, OSError) as exc:
             if conn is not None:
                 conn.close()
+            self._release_file()
             raise ValidationError(
                 "state_path", f"cannot open the state file {self.path!r} as a colony state database ({exc})", value=self.path
             ) from exc
+        except BaseException:
+            self._release_file()
+            raise
+
+    @classmethod
+    def open_read_only(cls, path: str | Path) -> StateDB:
+        """Open an existing state file read-only (``mode=ro``), without the owner's lock.
+
+        For readers (``colony status --state``, ``colony agents list``) that must work while
+        a server owns the file; every write on the result fails. A missing file, a file that
+        is not a colony state database, or one of another schema is a ValidationError.
+        """
+        p = Path(path)
+        if not p.is_file():
+            raise ValidationError("state_path", f"{str(path)!r} is not a file", value=str(path))
+        db = cls.__new__(cls)
+        db.path, db.persistent, db.read_only = str(path), True, True
+        db.lock = threading.RLock()
+        db._depth, db._rollback_hooks, db._file_lock, db._ensured = 0, [], None, set()
+        db._txn, db._single = _Transaction(db), _SingleStatement(db)
+        try:
+            db.conn = sqlite3.connect(
+                f"file:{quote(str(p.resolve()))}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+            )
+            db.conn.execute("PRAGMA busy_timeout=5000")
+            if db._check_schema():
+                db.conn.close()
+                raise ValidationError("state_path", f"{str(path)!r} holds no colony state", value=str(path))
+        except sqlite3.DatabaseError as exc:
+            db.conn.close()
+            raise ValidationError(
+                "state_path", f"cannot read {str(path)!r} as a colony state database ({exc})", value=str(path)
+            ) from exc
+        db.control = db.conn.cursor()
+        return db
+
+    def _release_file(self) -> None:
+        lock, self._file_lock = self._file_lock, None
+        if lock is not None:
+            lock.release()
+
+    def on_sync(self, callback: Callable[[bool], None]) -> None:
+        """Shared stores call ``callback`` when another process has changed the data; one owner never does."""
+
+    def save_tick(self, tick: int) -> None:
+        """Store the field's tick (the owner's count is the truth)."""
+        self.set_meta("tick", str(tick))
 
     def ensure_schema(self, script: str) -> None:
         """Create a component's tables (``CREATE ... IF NOT EXISTS`` DDL) unless this database has them."""
@@ -143,8 +214,10 @@ class StateDB:
         self._rollback_hooks.append(callback)
 
     def close(self) -> None:
+        """Close the database and let go of the file (idempotent)."""
         with self.lock:
             self.conn.close()
+            self._release_file()
 
     # -------------------------------------------------------------------- meta
     def get_meta(self, key: str) -> str | None:
@@ -162,46 +235,14 @@ class StateDB:
                 "DELETE FROM kernel_traces WHERE location = ? AND signal_type = ?", (t.location, t.signal_type.value)
             )
             return
-        self.conn.execute(
-            "INSERT OR REPLACE INTO kernel_traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                t.location,
-                t.signal_type.value,
-                t.decay.value,
-                t.source.value,
-                t.base,
-                t.t0,
-                t.expiry,
-                t.last_reinforced,
-                json_text(t.evidence) if t.evidence else None,
-                *(t.unverified or (None, None)),
-            ),
-        )
+        self.conn.execute("INSERT OR REPLACE INTO kernel_traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", trace_row(t))
 
     def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
-        traces = []
-        for row in self.conn.execute("SELECT * FROM kernel_traces ORDER BY last_reinforced, location, signal_type"):
-            loc, st, decay, source, base, t0, expiry, last, ev, u_base, u_t0 = row
-            t = Trace(loc, SignalType(st), DecayRate(decay), eps[DecayRate(decay)], SignalSource(source))
-            t.base, t.t0, t.expiry, t.last_reinforced = base, t0, expiry, last
-            t.evidence = json.loads(ev) if ev else None
-            t.unverified = (float(u_base), int(u_t0)) if u_base is not None else None
-            traces.append(t)
-        return traces
+        rows = self.conn.execute("SELECT * FROM kernel_traces ORDER BY last_reinforced, location, signal_type")
+        return [trace_from_row(row, eps) for row in rows]
 
     def delete_expired_traces(self, tick: int) -> None:
         self.conn.execute("DELETE FROM kernel_traces WHERE expiry <= ?", (tick,))
-
-    # ------------------------------------------------------------------ budget
-    def save_budget(self, used: ResourceCost, period_start: float) -> None:
-        self.set_meta("budget", json_text({"used": used.to_dict(), "period_start": period_start}))
-
-    def load_budget(self) -> tuple[ResourceCost, float] | None:
-        raw = self.get_meta("budget")
-        if raw is None:
-            return None
-        data: dict[str, Any] = json.loads(raw)
-        return ResourceCost.from_dict(data["used"]), float(data["period_start"])
 
 
 _IMAGES: dict[tuple[str, ...], sqlite3.Connection] = {}

@@ -1,0 +1,11 @@
+"""The kernel's state stores: one interface (:class:`StateStore`), the backends ``sqlite`` and ``postgres``.
+
+``open_state(spec)`` opens a file path (SQLite, one owning process), None / ``":memory:"``
+(SQLite in memory) or a ``postgresql://`` URL (PostgreSQL, shared by processes and hosts).
+``StateDB`` (the SQLite backend) is re-exported for the code that builds one directly.
+"""
+
+from colony.storage.base import StateStore, is_url, open_state, redact_url
+from colony.storage.sqlite import SCHEMA_VERSION, StateDB
+
+__all__ = ["SCHEMA_VERSION", "StateDB", "StateStore", "is_url", "open_state", "redact_url"]

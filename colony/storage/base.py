@@ -1,0 +1,147 @@
+"""What the kernel, consequence memory, retention, the agent registry and the ledger need from a state store.
+
+Two backends implement it: :class:`colony.storage.sqlite.StateDB` (embedded, one owning
+process) and :class:`colony.storage.postgres.PgStateDB` (several processes and hosts on one
+database). :func:`open_state` picks one from the spec: a ``postgresql://`` (or
+``postgres://``) URL is PostgreSQL, anything else a file path (None or ``":memory:"``: in
+memory).
+
+>>> is_url("postgresql://colony@db.example/colony"), is_url("state.sqlite"), is_url(None)
+(True, False, False)
+>>> open_state(None).kind
+'sqlite'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Protocol
+
+from colony.models import DecayRate, ResourceCost, SignalSource, SignalType, json_text
+from colony.pheromone_store import Trace
+
+__all__ = ["URL_SCHEMES", "MetaRecords", "StateStore", "is_url", "open_state", "redact_url", "trace_from_row", "trace_row"]
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+class StateStore(Protocol):
+    """The interface every state backend offers (see the module docstring).
+
+    ``conn`` speaks the DB-API with ``?`` placeholders (SQLite's dialect; the PostgreSQL
+    backend translates); ``lock`` guards it and, on a shared store, is itself one
+    transaction that first brings this process up to date (:meth:`on_sync`).
+    """
+
+    kind: str
+    path: str
+    persistent: bool
+    shared: bool
+    read_only: bool
+    conn: Any
+    lock: Any
+
+    def ensure_schema(self, script: str) -> None: ...
+    def transaction(self) -> AbstractContextManager[Any]: ...
+    def single_statement(self) -> AbstractContextManager[Any]: ...
+    def on_rollback(self, callback: Callable[[], None]) -> None: ...
+    def on_sync(self, callback: Callable[[bool], None]) -> None: ...
+    def close(self) -> None: ...
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, key: str, value: str) -> None: ...
+    def save_tick(self, tick: int) -> None: ...
+    def save_trace(self, op: str, t: Trace) -> None: ...
+    def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]: ...
+    def delete_expired_traces(self, tick: int) -> None: ...
+    def save_budget(self, used: ResourceCost, period_start: float) -> None: ...
+    def load_budget(self) -> tuple[ResourceCost, float] | None: ...
+
+
+class MetaRecords:
+    """The records both backends keep as meta rows (the budget period), on top of ``get_meta`` / ``set_meta``."""
+
+    def get_meta(self, key: str) -> str | None:  # pragma: no cover - provided by the backend
+        raise NotImplementedError
+
+    def set_meta(self, key: str, value: str) -> None:  # pragma: no cover - provided by the backend
+        raise NotImplementedError
+
+    def save_budget(self, used: ResourceCost, period_start: float) -> None:
+        self.set_meta("budget", json_text({"used": used.to_dict(), "period_start": period_start}))
+
+    def load_budget(self) -> tuple[ResourceCost, float] | None:
+        raw = self.get_meta("budget")
+        if raw is None:
+            return None
+        data: dict[str, Any] = json.loads(raw)
+        return ResourceCost.from_dict(data["used"]), float(data["period_start"])
+
+
+def trace_row(t: Trace) -> tuple[Any, ...]:
+    """A trace as its ``kernel_traces`` row (both backends share the columns)."""
+    return (
+        t.location,
+        t.signal_type.value,
+        t.decay.value,
+        t.source.value,
+        t.base,
+        t.t0,
+        t.expiry,
+        t.last_reinforced,
+        json_text(t.evidence) if t.evidence else None,
+        *(t.unverified or (None, None)),
+    )
+
+
+def trace_from_row(row: Sequence[Any], eps: dict[DecayRate, float]) -> Trace:
+    """The trace a ``kernel_traces`` row holds (``eps``: the per-tick decay of each class)."""
+    loc, st, decay, source, base, t0, expiry, last, ev, u_base, u_t0 = row
+    t = Trace(loc, SignalType(st), DecayRate(decay), eps[DecayRate(decay)], SignalSource(source))
+    t.base, t.t0, t.expiry, t.last_reinforced = base, t0, expiry, last
+    t.evidence = json.loads(ev) if ev else None
+    t.unverified = (float(u_base), int(u_t0)) if u_base is not None else None
+    return t
+
+
+def is_url(spec: object) -> bool:
+    """Whether ``spec`` names a PostgreSQL database rather than a file."""
+    return isinstance(spec, str) and spec.startswith(URL_SCHEMES)
+
+
+def redact_url(url: str) -> str:
+    """``url`` without its password, for messages and status output.
+
+    >>> redact_url("postgresql://colony:s3cret@db:5432/colony")
+    'postgresql://colony:***@db:5432/colony'
+    """
+    scheme, sep, rest = url.partition("://")
+    creds, at, host = rest.rpartition("@")
+    if not at or ":" not in creds:
+        return url
+    return f"{scheme}{sep}{creds.split(':', 1)[0]}:***@{host}"
+
+
+def open_state(
+    spec: str | Path | None, *, schemas: tuple[str, ...] = (), wait_lock: float = 0.0, read_only: bool = False
+) -> StateStore:
+    """Open the state store ``spec`` names (a path, None / ``":memory:"``, or a ``postgresql://`` URL).
+
+    ``wait_lock`` is how long a file's opener waits for the owning process; ``read_only``
+    opens an existing file without the lock (a URL is always shared, so it needs neither).
+    """
+    if is_url(spec):
+        from colony.storage.postgres import PgStateDB
+
+        return PgStateDB(str(spec))
+    from colony.storage.sqlite import StateDB
+
+    if read_only:
+        if spec is None:
+            from colony.errors import ValidationError
+
+            raise ValidationError("state_path", "a read-only opener needs a state file or URL", value=spec)
+        return StateDB.open_read_only(spec)
+    return StateDB(spec, schemas=schemas, wait_lock=wait_lock)

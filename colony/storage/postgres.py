@@ -1,0 +1,503 @@
+"""The shared backend: one colony in a PostgreSQL database, for processes and hosts ("sync under lock").
+
+Every kernel call on a shared store is one transaction (READ COMMITTED) that runs:
+
+1. ``pg_advisory_xact_lock(colony)`` — the colony-wide lock, always first;
+2. one read of the meta rows, among them the change counter (``version``); if another
+   process committed since this one last looked, this process's copies are brought up to
+   date inside the transaction (:meth:`PgStateDB.on_sync` callbacks), so nothing cached is
+   trusted without that check. The update is incremental: the trace rows written since
+   (each row carries the ``version`` that wrote it), the agents added since, the tick, the
+   budget and retention's counters (meta rows); cached profiles are dropped. A deletion
+   (traces expiring on a tick, ``calm_down``) also bumps an ``epoch``, and a new epoch
+   reloads everything;
+3. the kernel's own decision, with the existing code, and its writes;
+4. the counter's increment (only when something was written), then COMMIT.
+
+Lock order: the colony lock, then (for the attestation ledger's appends) a per-run lock.
+Every transaction takes them in that order and holds them to its end, so no cycle of
+waits can form: deadlocks cannot occur, and READ COMMITTED under the lock sees every
+committed write, so no serialization failures arise either. The tick is the stored one;
+a ``tick`` advances it with ``UPDATE ... SET value = value + 1 RETURNING``.
+
+A connection lost before the lock is taken is retried on a fresh connection (up to
+``RETRIES`` times); a failure after it rolls the transaction back, marks this process's
+copies stale (the next call reloads everything) and raises
+:class:`~colony.errors.StoreUnavailableError`, which the MCP tools answer as an error
+result. The schema is created and upgraded only by :func:`migrate` (``colony state
+migrate URL``); a database without it, or with another version, is refused before
+anything is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from colony.errors import StoreUnavailableError, ValidationError
+from colony.models import DecayRate
+from colony.pheromone_store import Trace
+from colony.storage.base import MetaRecords, redact_url, trace_from_row, trace_row
+from colony.storage.pg_schema import DDL, SCHEMA_VERSION, translate
+
+__all__ = ["RETRIES", "PgStateDB", "migrate"]
+
+RETRIES = 3
+CONNECT_TIMEOUT = 5.0
+_COLONY_KEY = int.from_bytes(hashlib.sha256(b"colony:kernel").digest()[:8], "big", signed=True)
+_LEDGER_CLASS = int.from_bytes(hashlib.sha256(b"colony:ledger").digest()[:4], "big", signed=True)
+_MIGRATE_KEY = int.from_bytes(hashlib.sha256(b"colony:migrate").digest()[:8], "big", signed=True)
+_WRITES = ("INSERT", "UPDATE", "DELETE")
+_TRACE_COLUMNS = (
+    "location, signal_type, decay, source, base, t0, expiry, last_reinforced, evidence_json, unverified_base, unverified_t0"
+)
+_TRACE_UPSERT = (
+    f"INSERT INTO kernel_traces ({_TRACE_COLUMNS}, seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    "ON CONFLICT (location, signal_type) DO UPDATE SET "
+    "decay = excluded.decay, source = excluded.source, base = excluded.base, t0 = excluded.t0, expiry = excluded.expiry, "
+    "last_reinforced = excluded.last_reinforced, evidence_json = excluded.evidence_json, "
+    "unverified_base = excluded.unverified_base, unverified_t0 = excluded.unverified_t0, seq = excluded.seq"
+)
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+        import psycopg_pool
+    except ImportError as exc:  # the optional extra
+        raise ValidationError(
+            "state_path", "a postgresql:// state needs the postgres extra (pip install 'colony[postgres]')"
+        ) from exc
+    return psycopg, psycopg_pool
+
+
+class _Result:
+    """A statement's rows, fetched before the transaction ends (the DB-API subset the components use)."""
+
+    __slots__ = ("_rows", "rowcount")
+
+    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int) -> None:
+        self._rows, self.rowcount = rows, rowcount
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self._rows[0] if self._rows else None
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self._rows
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self._rows)
+
+    def close(self) -> None:
+        pass
+
+
+class PgConnection:
+    """The DB-API face of a :class:`PgStateDB` (SQLite's dialect in, PostgreSQL out; see :mod:`.pg_schema`).
+
+    A statement outside a kernel transaction runs in one of its own. A unique violation is
+    raised as ``sqlite3.IntegrityError`` (with SQLite's "table.column" wording), so the
+    components catch one exception on both backends.
+    """
+
+    def __init__(self, db: PgStateDB) -> None:
+        self._db = db
+        self.rowcount = -1
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._db._depth > 0
+
+    def cursor(self) -> PgConnection:
+        return self
+
+    def lock_run(self, run_id: str) -> None:
+        """Serialize appends to one ledger run across servers (after the colony lock: see the module docstring)."""
+        self._db._run_sql("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LEDGER_CLASS, run_id))
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Result:
+        word = sql.strip().upper()
+        if word in ("BEGIN", "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"):
+            raise ValidationError("sql", f"{word} on a shared store: use the store's transaction() or lock")
+        pg = translate(sql)
+        if pg is None:
+            return _Result([], -1)
+        db = self._db
+        if db._depth == 0:
+            with db.transaction():
+                return self._execute(pg, params)
+        return self._execute(pg, params)
+
+    def _execute(self, pg: str, params: Sequence[Any]) -> _Result:
+        result = self._db._run_sql(pg, params)
+        self.rowcount = result.rowcount
+        return result
+
+    def executemany(self, sql: str, seq: Sequence[Sequence[Any]]) -> _Result:
+        total = 0
+        with self._db.transaction():
+            for params in seq:
+                total += max(0, self.execute(sql, params).rowcount)
+        self.rowcount = total
+        return _Result([], total)
+
+    def close(self) -> None:
+        """The store owns the pool (see :meth:`PgStateDB.close`)."""
+
+    def __str__(self) -> str:
+        return self._db.path
+
+
+class _Txn:
+    """The re-entrant kernel transaction of a :class:`PgStateDB` (its ``lock``, ``transaction()`` and ``single_statement()``)."""
+
+    __slots__ = ("db",)
+
+    def __init__(self, db: PgStateDB) -> None:
+        self.db = db
+
+    def __enter__(self) -> PgConnection:
+        db = self.db
+        db._rlock.acquire()
+        try:
+            if db._depth == 0:
+                db._begin()
+            else:
+                db._depth += 1
+        except BaseException:
+            db._rlock.release()
+            raise
+        return db.conn
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        db = self.db
+        try:
+            if db._depth == 1:
+                if exc_type is None:
+                    db._commit()
+                else:
+                    db._abort()
+            else:
+                db._depth -= 1
+        finally:
+            db._rlock.release()
+
+
+class PgStateDB(MetaRecords):
+    """A colony state in a PostgreSQL database, shared by every process that opens the same URL.
+
+    Parameters:
+        url: ``postgresql://user[:password]@host[:port]/database`` (libpq's URL form).
+        pool_size: connections kept (one is in use per kernel call; the rest serve a reconnect).
+    """
+
+    kind = "postgres"
+    persistent = True
+    shared = True
+    read_only = False
+
+    def __init__(self, url: str, *, pool_size: int = 2) -> None:
+        psycopg, psycopg_pool = _psycopg()
+        self._errors = psycopg
+        self._pool_errors = psycopg_pool
+        self.url = url
+        self.path = redact_url(url)
+        self._rlock = threading.RLock()
+        self._depth = 0
+        self._pg: Any = None
+        self._cur: Any = None
+        self._wrote = False
+        self._next = "1"
+        self._seen: str | None = None  # the version this process's copies reflect (None: reload everything)
+        self._epoch: str | None = None
+        self._deleted = False
+        self._meta: dict[str, str] | None = None  # the meta rows read at BEGIN, while the sync callbacks run
+        self._agents_seen = 0  # the largest agent_profiles rowid this process knows
+        self._sync_hooks: list[Callable[[bool], None]] = []
+        self.conn = PgConnection(self)
+        self.lock = self._txn = _Txn(self)
+        self._pool = psycopg_pool.ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max(1, pool_size),
+            open=False,
+            timeout=CONNECT_TIMEOUT,
+            name="colony-state",
+            kwargs={"autocommit": False, "connect_timeout": int(CONNECT_TIMEOUT)},
+        )
+        try:
+            self._pool.open(wait=True, timeout=CONNECT_TIMEOUT)
+        except psycopg_pool.PoolTimeout as exc:
+            self._pool.close()
+            raise ValidationError(
+                "state_path", f"cannot connect to {self.path} within {CONNECT_TIMEOUT:g} s", value=self.path
+            ) from exc
+        try:
+            self._check_schema()
+        except BaseException:
+            self._pool.close()
+            raise
+
+    def _check_schema(self) -> None:
+        with self._pool.connection() as pg:
+            regclass = pg.execute("SELECT to_regclass('kernel_meta')").fetchone()[0]
+            stored = None
+            if regclass is not None:
+                row = pg.execute("SELECT value FROM kernel_meta WHERE key = 'schema_version'").fetchone()
+                stored = row[0] if row else None
+            pg.rollback()
+        if stored == SCHEMA_VERSION:
+            return
+        what = "no colony schema" if stored is None else f"colony PostgreSQL schema {stored}"
+        raise ValidationError(
+            "state_path",
+            f"{self.path} holds {what}; this colony reads schema {SCHEMA_VERSION}. "
+            f"Create or upgrade it explicitly: colony state migrate URL",
+            value=self.path,
+        )
+
+    # ------------------------------------------------------------ transactions
+    def transaction(self) -> _Txn:
+        """One kernel call: the colony lock, a sync if another process wrote, the body, COMMIT (see the module docstring)."""
+        return self._txn
+
+    def single_statement(self) -> _Txn:
+        """On a shared store every call is a whole transaction (the lock and the sync come with it)."""
+        return self._txn
+
+    def on_rollback(self, callback: Callable[[], None]) -> None:
+        """Not needed here: a rolled-back call marks every copy stale, and the next call reloads them all."""
+
+    def on_sync(self, callback: Callable[[bool], None]) -> None:
+        """Call ``callback(full)`` inside a transaction whenever the store changed since this process last looked
+        (and in the next transaction, which brings the new copies up to date). ``full``: reload everything;
+        otherwise :meth:`changed_traces` and :meth:`new_agent_ids` say what changed."""
+        self._sync_hooks.append(callback)
+        self._seen = None
+
+    def _begin(self) -> None:
+        psycopg, pool = self._errors, self._pool_errors
+        last: Exception | None = None
+        for _ in range(RETRIES):
+            pg = None
+            try:
+                pg = self._pool.getconn()
+                cur = pg.cursor()
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", (_COLONY_KEY,))
+                # a second statement: under READ COMMITTED it reads what was committed before the lock was granted
+                cur.execute("SELECT key, value FROM kernel_meta")
+                meta = dict(cur.fetchall())
+                break
+            except (psycopg.OperationalError, pool.PoolTimeout) as exc:
+                last = exc
+                if pg is not None:
+                    self._put(pg, broken=True)
+                if isinstance(exc, pool.PoolTimeout):
+                    break  # it already waited CONNECT_TIMEOUT for a connection
+        else:
+            pg = None
+        if pg is None:
+            raise StoreUnavailableError(self.path, str(last).strip() or type(last).__name__) from last
+        self._pg, self._cur, self._wrote, self._deleted, self._depth = pg, cur, False, False, 1
+        version, epoch = meta.get("version"), meta.get("epoch", "0")
+        if version != self._seen or epoch != self._epoch:
+            full = self._seen is None or epoch != self._epoch
+            self._meta = meta
+            try:
+                for hook in self._sync_hooks:
+                    hook(full)
+                if full:
+                    row = self._run_sql("SELECT coalesce(max(rowid), 0) FROM agent_profiles").fetchone()
+                    self._agents_seen = int(row[0]) if row else 0
+            except BaseException:
+                self._abort()
+                raise
+            finally:
+                self._meta = None
+            self._seen, self._epoch = version, epoch
+        self._next = str(int(version or 0) + 1)  # the version this transaction's writes will carry
+
+    def _commit(self) -> None:
+        psycopg = self._errors
+        pg, cur = self._pg, self._cur
+        try:
+            version = epoch = None
+            if self._wrote:
+                cur.execute("UPDATE kernel_meta SET value = (value::bigint + 1)::text WHERE key = 'version' RETURNING value")
+                version = cur.fetchone()[0]
+            if self._deleted:
+                cur.execute(
+                    "INSERT INTO kernel_meta VALUES ('epoch', '1') ON CONFLICT (key) DO UPDATE "
+                    "SET value = (kernel_meta.value::bigint + 1)::text RETURNING value"
+                )
+                epoch = cur.fetchone()[0]
+            pg.commit()
+        except psycopg.Error as exc:
+            self._abort()
+            raise StoreUnavailableError(
+                self.path,
+                f"the connection failed during COMMIT ({str(exc).strip()}): the call may have been applied",
+                unknown=True,
+            ) from exc
+        if version is not None:
+            self._seen = version
+        if epoch is not None:
+            self._epoch = epoch
+        self._finish(pg, broken=False)
+
+    def _abort(self) -> None:
+        """Roll back, and mark every in-process copy stale: the next call reloads them all."""
+        pg = self._pg
+        self._seen = None
+        broken = True
+        try:
+            pg.rollback()
+            broken = False
+        except Exception:  # the connection is gone: the server rolled the transaction back itself
+            pass
+        self._finish(pg, broken=broken)
+
+    def _finish(self, pg: Any, *, broken: bool) -> None:
+        self._pg = self._cur = None
+        self._depth = 0
+        self._put(pg, broken=broken)
+
+    def _put(self, pg: Any, *, broken: bool) -> None:
+        if broken:
+            with contextlib.suppress(Exception):
+                pg.close()
+        self._pool.putconn(pg)
+
+    def _run_sql(self, pg_sql: str, params: Sequence[Any] = ()) -> _Result:
+        """Run one PostgreSQL statement in the open transaction."""
+        psycopg = self._errors
+        cur = self._cur
+        try:
+            cur.execute(pg_sql, params)
+        except psycopg.errors.UniqueViolation as exc:
+            raise sqlite3.IntegrityError(_unique_text(exc)) from exc
+        except psycopg.OperationalError as exc:
+            raise StoreUnavailableError(self.path, str(exc).strip()) from exc
+        if pg_sql.lstrip()[:6].upper() in _WRITES:
+            self._wrote = True
+        rows = cur.fetchall() if cur.description is not None else []
+        return _Result(rows, cur.rowcount)
+
+    def _q(self, pg_sql: str, params: Sequence[Any] = ()) -> _Result:
+        """A statement of this module's own (PostgreSQL dialect), in the open transaction or one of its own."""
+        if self._depth:
+            return self._run_sql(pg_sql, params)
+        with self._txn:
+            return self._run_sql(pg_sql, params)
+
+    def ensure_schema(self, script: str) -> None:
+        """The migration owns the schema (:func:`migrate`); nothing to create here."""
+
+    def close(self) -> None:
+        """Close the pool (idempotent)."""
+        with self._rlock:
+            self._pool.close()
+
+    # -------------------------------------------------------------------- meta
+    def get_meta(self, key: str) -> str | None:
+        if self._meta is not None:  # inside the sync: the rows read at BEGIN (one round trip for all of them)
+            return self._meta.get(key)
+        row = self._q("SELECT value FROM kernel_meta WHERE key = %s", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._q(
+            "INSERT INTO kernel_meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def save_tick(self, tick: int) -> None:
+        """Advance the shared tick by one (atomically); it must land where this process's field is."""
+        row = self._q("UPDATE kernel_meta SET value = (value::bigint + 1)::text WHERE key = 'tick' RETURNING value").fetchone()
+        if row is None or int(row[0]) != tick:
+            if tick != 0:
+                raise StoreUnavailableError(self.path, f"the shared tick is {row and row[0]}, expected {tick}")
+            self.set_meta("tick", "0")  # calm_down resets it
+
+    # ------------------------------------------------------------------ traces
+    def save_trace(self, op: str, t: Trace) -> None:
+        """Journal callback: upsert a trace row stamped with this transaction's version, or delete one (a new epoch)."""
+        if op == "delete":
+            self._q("DELETE FROM kernel_traces WHERE location = %s AND signal_type = %s", (t.location, t.signal_type.value))
+            self._deleted = True
+        else:
+            self._q(_TRACE_UPSERT, (*trace_row(t), int(self._next)))
+
+    def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
+        rows = self._q(f"SELECT {_TRACE_COLUMNS} FROM kernel_traces ORDER BY last_reinforced, location, signal_type")
+        return [trace_from_row(row, eps) for row in rows]
+
+    def changed_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
+        """The trace rows other processes wrote since this one last looked (inside a sync), oldest stamp first."""
+        rows = self._run_sql(
+            f"SELECT {_TRACE_COLUMNS} FROM kernel_traces WHERE seq > %s ORDER BY last_reinforced, location, signal_type",
+            (int(self._seen or 0),),
+        )
+        return [trace_from_row(row, eps) for row in rows]
+
+    def new_agent_ids(self) -> list[str]:
+        """The agents other processes added since this one last looked (inside a sync)."""
+        rows = self._run_sql("SELECT agent_id, rowid FROM agent_profiles WHERE rowid > %s", (self._agents_seen,)).fetchall()
+        if rows:
+            self._agents_seen = max(int(r[1]) for r in rows)
+        return [r[0] for r in rows]
+
+    def delete_expired_traces(self, tick: int) -> None:
+        self._q("DELETE FROM kernel_traces WHERE expiry <= %s", (tick,))
+
+
+def _unique_text(exc: Any) -> str:
+    """SQLite's wording of a unique violation ("UNIQUE constraint failed: table.col, ..."), from PostgreSQL's report."""
+    diag = exc.diag
+    detail = diag.message_detail or ""
+    columns = detail[detail.find("(") + 1 : detail.find(")")] if "(" in detail else ""
+    table = diag.table_name or ""
+    named = ", ".join(f"{table}.{c.strip()}" for c in columns.split(",") if c.strip())
+    return f"UNIQUE constraint failed: {named or diag.constraint_name or exc}"
+
+
+def migrate(url: str) -> dict[str, Any]:
+    """Create (or confirm) the colony schema in the database ``url`` names; refuse an unknown version.
+
+    Runs in one transaction under an advisory lock, so concurrent migrations are safe and a
+    failed one leaves nothing behind. Returns ``{"database", "schema_version", "action"}``
+    with action ``created`` or ``current``.
+    """
+    psycopg, _ = _psycopg()
+    shown = redact_url(url)
+    try:
+        pg = psycopg.connect(url, autocommit=False, connect_timeout=int(CONNECT_TIMEOUT))
+    except psycopg.OperationalError as exc:
+        raise ValidationError("url", f"cannot connect to {shown} ({str(exc).strip()})", value=shown) from exc
+    with pg:
+        pg.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATE_KEY,))
+        if pg.execute("SELECT to_regclass('kernel_meta')").fetchone()[0] is not None:
+            row = pg.execute("SELECT value FROM kernel_meta WHERE key = 'schema_version'").fetchone()
+            stored = row[0] if row else None
+            if stored != SCHEMA_VERSION:
+                raise ValidationError(
+                    "url",
+                    f"{shown} holds colony PostgreSQL schema {stored}; this colony knows {SCHEMA_VERSION} only",
+                    value=shown,
+                )
+            return {"database": shown, "schema_version": SCHEMA_VERSION, "action": "current"}
+        try:
+            pg.execute(DDL)
+        except (psycopg.errors.DuplicateTable, psycopg.errors.DuplicateObject, psycopg.errors.DuplicateFunction) as exc:
+            raise ValidationError(
+                "url", f"{shown} already holds tables colony would create ({exc.diag.message_primary})"
+            ) from exc
+        pg.execute(
+            "INSERT INTO kernel_meta (key, value) VALUES ('schema_version', %s), ('version', '0'), ('tick', '0')",
+            (SCHEMA_VERSION,),
+        )
+    return {"database": shown, "schema_version": SCHEMA_VERSION, "action": "created"}

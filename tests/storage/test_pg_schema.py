@@ -1,0 +1,97 @@
+"""The PostgreSQL schema: created only by ``colony state migrate``; no schema or another version is refused before any write."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from colony.errors import ValidationError
+from colony.kernel import ColonyKernel, ColonyKernelConfig
+from colony.storage import redact_url
+from colony.storage.pg_schema import SCHEMA_VERSION, translate
+from colony.storage.postgres import migrate
+from tests.pg_cluster import PgCluster
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _empty_database(cluster: PgCluster, name: str) -> str:
+    with psycopg.connect(cluster.url, autocommit=True) as pg:
+        pg.execute(f"CREATE DATABASE {name}")
+    return cluster.database_url(name)
+
+
+def _tables(url: str) -> list[str]:
+    with psycopg.connect(url) as pg:
+        rows = pg.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1").fetchall()
+    return [r[0] for r in rows]
+
+
+def test_a_database_without_the_schema_is_refused_and_left_empty(pg_cluster: PgCluster) -> None:
+    url = _empty_database(pg_cluster, "colony_unmigrated")
+    with pytest.raises(ValidationError, match="colony state migrate") as refused:
+        ColonyKernel(ColonyKernelConfig(state_path=url))
+    assert refused.value.field == "state_path"
+    assert _tables(url) == []
+
+
+def test_migrate_creates_then_confirms_and_the_cli_says_so(pg_cluster: PgCluster) -> None:
+    url = _empty_database(pg_cluster, "colony_migrated")
+    cli = [sys.executable, "-m", "colony.cli", "state", "migrate", url]
+    first = subprocess.run([*cli, "--json"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert first.returncode == 0, first.stderr
+    assert '"action": "created"' in first.stdout
+    assert {"kernel_meta", "kernel_traces", "agent_profiles", "proposals", "consequences", "attestation_events"} <= set(
+        _tables(url)
+    )
+    again = subprocess.run(cli, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert again.returncode == 0 and f"is already at version {SCHEMA_VERSION}" in again.stdout
+    with ColonyKernel(ColonyKernelConfig(state_path=url)) as kernel:
+        assert kernel.tick_count == 0
+
+
+def test_another_schema_version_is_refused_before_anything_is_written(pg_url: str) -> None:
+    with psycopg.connect(pg_url) as pg:
+        pg.execute("UPDATE kernel_meta SET value = '99' WHERE key = 'schema_version'")
+        before = pg.execute("SELECT key, value FROM kernel_meta ORDER BY key").fetchall()
+    with pytest.raises(ValidationError, match="schema 99"):
+        ColonyKernel(ColonyKernelConfig(state_path=pg_url))
+    with pytest.raises(ValidationError, match="schema 99"):
+        migrate(pg_url)
+    with psycopg.connect(pg_url) as pg:
+        assert pg.execute("SELECT key, value FROM kernel_meta ORDER BY key").fetchall() == before
+
+
+def test_migrate_refuses_a_database_holding_tables_it_would_create(pg_cluster: PgCluster) -> None:
+    url = _empty_database(pg_cluster, "colony_foreign")
+    with psycopg.connect(url) as pg:
+        pg.execute("CREATE TABLE agent_profiles (x int)")
+    with pytest.raises(ValidationError, match="already holds"):
+        migrate(url)
+    assert _tables(url) == ["agent_profiles"]  # one transaction: nothing of the schema was left behind
+
+
+def test_bad_urls_are_clear_errors(pg_cluster: PgCluster) -> None:
+    cli = [sys.executable, "-m", "colony.cli", "state", "migrate"]
+    not_url = subprocess.run([*cli, "state.sqlite"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert not_url.returncode == 2 and "url: must be a postgresql:// URL" in not_url.stderr
+    unreachable = f"postgresql://colony:pw@127.0.0.1:{pg_cluster.port + 1}/nowhere"
+    with pytest.raises(ValidationError, match="cannot connect") as refused:
+        migrate(unreachable)
+    assert "pw" not in str(refused.value) and redact_url(unreachable) in str(refused.value)
+
+
+def test_translation_of_the_components_dialect() -> None:
+    assert translate("SELECT a FROM t WHERE b = ? AND c LIKE '%x'") == "SELECT a FROM t WHERE b = %s AND c LIKE '%%x'"
+    assert (
+        translate("SELECT json_extract(payload_json, '$.decision') FROM e")
+        == "SELECT (payload_json::jsonb ->> 'decision') FROM e"
+    )
+    upsert = translate("INSERT INTO p VALUES (?) ON CONFLICT(k) DO UPDATE SET c=MAX(c, excluded.c)")
+    assert upsert == "INSERT INTO p VALUES (%s) ON CONFLICT(k) DO UPDATE SET c=GREATEST(p.c, excluded.c)"
+    with pytest.raises(ValueError, match="no PostgreSQL form"):
+        translate("INSERT OR REPLACE INTO t VALUES (?)")
