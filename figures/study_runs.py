@@ -10,6 +10,11 @@ from figures import FigureContext, FigureSpec, with_sources
 from figures.style import MARKERS, OKABE_ITO, SERIES, new_figure, not_measured
 
 
+def _jitter(run: int) -> float:
+    """A small horizontal offset per run (deterministic), so runs with equal values do not hide each other."""
+    return ((run * 0.618034) % 1.0 - 0.5) * 0.3
+
+
 def plot(ctx: FigureContext) -> Figure:
     """Left: failures per item for each run (lines join one run across conditions); right: executed share."""
     study: dict[str, Any] = ctx.var("study")
@@ -22,15 +27,22 @@ def plot(ctx: FigureContext) -> Figure:
         per_condition = {c: {r["run"]: r for r in study["conditions"][c]["per_run"]} for c in order}
         runs = sorted(per_condition[order[0]])
         for run in runs:
-            ys = [per_condition[c][run][numerator] / per_condition[c][run]["n_items"] for c in order if run in per_condition[c]]
-            axes.plot(range(len(ys)), ys, color="#9a9a9a", linewidth=0.6, linestyle="-", zorder=1)
-        for i, condition in enumerate(order):
-            ys = [r[numerator] / r["n_items"] for r in per_condition[condition].values()]
-            axes.scatter(
-                [i] * len(ys), ys, marker=MARKERS[i], s=16, color=OKABE_ITO[SERIES[i]], edgecolor="black", linewidth=0.3, zorder=2
+            here = [(i, per_condition[c][run]) for i, c in enumerate(order) if run in per_condition[c]]
+            axes.plot(
+                [i + _jitter(run) for i, _ in here],
+                [r[numerator] / r["n_items"] for _, r in here],
+                color="#9a9a9a",
+                linewidth=0.6,
+                linestyle="-",
+                zorder=1,
             )
+        for i, condition in enumerate(order):
+            rows = sorted(per_condition[condition].values(), key=lambda r: r["run"])
+            ys = [r[numerator] / r["n_items"] for r in rows]
+            xs = [i + _jitter(r["run"]) for r in rows]  # fixed by the run, so the figure's bytes do not change
+            axes.scatter(xs, ys, marker=MARKERS[i], s=16, color=OKABE_ITO[SERIES[i]], edgecolor="black", linewidth=0.3, zorder=2)
         axes.set_xticks(range(len(order)))
-        axes.set_xticklabels([c.replace("_", "\n") for c in order], fontsize=7)
+        axes.set_xticklabels([c.replace("_", "\n") for c in order], fontsize=7.5)
         axes.set_title(label, fontsize=8.5)
         axes.grid(axis="x", visible=False)
     left.set_ylabel("per run")
@@ -42,8 +54,8 @@ FIGURE = FigureSpec(
     caption=with_sources(
         "<% if study.present %>"
         "The study run by run, before any pooling: for each of the << study.parameters.runs >> runs (grey lines join one "
-        "run across conditions; every condition sees the same items and oracle draws), the failures per measured item and "
-        "the share of items executed. Offline-synthetic."
+        "run across conditions and points are spread sideways by run; every condition sees the same items and oracle "
+        "draws), the failures per measured item and the share of items executed. Offline-synthetic."
         "<% else %>Not measured in this build: no study artefact (output/research/study.json).<% endif %>",
         __file__,
         "notebooks/05_research_study.ipynb",
@@ -59,6 +71,6 @@ FIGURE = FigureSpec(
     evidence_class="offline-synthetic",
     inputs=["study"],
     plot=plot,
-    size=(6.4, 3.0),
-    width="95%",
+    size=(6.5, 3.0),
+    width="100%",
 )
