@@ -7,7 +7,7 @@ items, captions, figure descriptions; not code, math, tables or scripts) and rep
   (``refusing.This``), which is what a template tag that swallowed a line ending produces;
 * ``boolean in prose``: ``True``/``False`` as a bare word, or ``yes``/``no`` standing where a
   value belongs: alone in parentheses (``identical (yes)``), after a colon (``were met: yes``)
-  or paired with another (``yes and yes``).
+  or paired with itself (``yes and yes``; ``yes and no`` is ordinary English).
 
 >>> check_prose(["The runs were identical (yes).", "It held for refusing.This one too."])
 ['boolean in prose: "identical (yes)." in: The runs were identical (yes).', 'glued sentence: "refusing.This" in: It held for refusing.This one too.']
@@ -27,7 +27,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("boolean in prose", re.compile(r"\b(?:True|False)\b(?!\s+[a-z])")),
     ("boolean in prose", re.compile(r"\w+\s+\((?:yes|no)\)\S*")),
     ("boolean in prose", re.compile(r":\s+(?:yes|no)\b(?:\s+(?:and|or)\s+(?:yes|no)\b)?")),
-    ("boolean in prose", re.compile(r"\b(?:yes|no)\s+(?:and|or)\s+(?:yes|no)\b")),
+    ("boolean in prose", re.compile(r"(?<!:\s)\b(yes|no)\s+(?:and|or)\s+\1\b")),
 )
 SKIPPED = frozenset({"code", "pre", "math", "script", "style", "table", "svg"})
 BLOCKS = frozenset({"p", "li", "figcaption", "caption", "summary", "h1", "h2", "h3", "h4", "blockquote", "dd", "dt"})
