@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -277,4 +278,22 @@ def start_http_server(*args: str, token: str | None = TOKEN, timeout: float = 60
         if time.monotonic() > deadline:
             server.stop()
             raise TimeoutError(f"server did not start: {server.stderr}")
+    if server.url is not None:
+        _wait_for_port(server, deadline)
     return server
+
+
+def _wait_for_port(server: ServerProcess, deadline: float) -> None:
+    """Return once the announced port accepts connections: the server prints its URL just before it listens,
+    and on a loaded machine a client that connects at once can be refused."""
+    url = httpx.URL(server.url or "")
+    host = "127.0.0.1" if url.host in ("0.0.0.0", "") else url.host
+    while server.proc.poll() is None:
+        try:
+            socket.create_connection((host, url.port or 80), timeout=1.0).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                server.stop()
+                raise TimeoutError(f"server announced {server.url} but does not accept connections: {server.stderr}") from None
+            time.sleep(0.05)
