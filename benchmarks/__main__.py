@@ -19,7 +19,9 @@ from pathlib import Path
 
 from benchmarks.common import OUTPUT
 
-QUICK = frozenset({"kernel", "attestation", "falsification", "mcp", "research"})
+QUICK = frozenset(
+    {"kernel", "attestation", "falsification", "mcp", "reference", "research", "gateway"}
+)
 
 
 def available() -> list[str]:

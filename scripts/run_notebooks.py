@@ -3,6 +3,9 @@
 * the notebook batch runner: ``python -m <package>.notebooks run --output-dir output/notebooks``
   (when ``<package>/notebooks.py`` or a ``notebooks`` package with ``__main__`` exists);
 * the research study: ``python -m <package>.cli benchmark run`` → ``output/research/``;
+* the real-history study: ``python -m <package>.cli history study`` → ``output/history/study.json``
+  (when ``<package>/history/study.py`` and ``data/history/`` exist; a dataset that does not match its
+  manifest stops the build);
 * missing benchmark artefacts: ``python -m benchmarks ... --quick --missing`` → ``output/benchmarks/``
   (timings are inputs of the build: measured once, then reused; ``make bench`` re-measures);
 * the paired-locality replay: ``python -m <package>.cli replay --output output/data/replay.json``
@@ -71,8 +74,29 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
     FixtureCommand(
         "benchmarks",
         lambda pkg: (pkg.parent / "benchmarks" / "__main__.py").is_file(),
-        lambda c: [sys.executable, "-m", "benchmarks", "kernel", "falsification", "attestation", "mcp", "--quick", "--missing"],
+        lambda c: [sys.executable, "-m", "benchmarks", "kernel", "falsification", "attestation", "mcp", "gateway", "--quick", "--missing"],
         lambda c: [],
+    ),
+    # the real-history study: checks each committed dataset against its manifest (fails closed on a
+    # mismatch), then replays it under every condition; each replay is cached on dataset, policy and code
+    FixtureCommand(
+        "history",
+        lambda pkg: (pkg / "history" / "study.py").is_file() and (pkg.parent / "data" / "history").is_dir(),
+        lambda c: [
+            sys.executable,
+            "-m",
+            f"{c.package}.cli",
+            "history",
+            "study",
+            "--quiet",
+            "--data",
+            "data/history",
+            "--output",
+            c.rel(c.out.root / "history"),
+            "--cache",
+            c.rel(c.out.cache / "history-study"),
+        ],
+        lambda c: list(iter_files(c.out.root / "history")),
     ),
     FixtureCommand(
         "notebooks",
@@ -114,7 +138,9 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     key = digest_mapping(
         {
             "commands": [c.name for c in commands],
-            "inputs": digest_files(config.root, config.existing((config.notebooks_dir, config.package, "pyproject.toml"))),
+            "inputs": digest_files(
+                config.root, config.existing((config.notebooks_dir, config.package, "pyproject.toml", "data/history"))
+            ),
             "environment": environment_digest(),
             "colony_config": os.environ.get("COLONY_CONFIG", ""),
             "tool": code_digest("run_notebooks.py"),

@@ -61,12 +61,12 @@ def register(subparsers: Any) -> None:
     run.add_argument("--no-verify", action="store_true", help="skip the differential, invariant and formal checks")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
-    run.set_defaults(func=run_command)
+    run.set_defaults(func=run_command, extra="research")
     analyze = actions.add_parser("analyze", help="recompute the analysis from a traces.jsonl")
     analyze.add_argument("--traces", default=f"{DEFAULT_OUTPUT}/traces.jsonl", help="trace file")
     analyze.add_argument("--check", metavar="STUDY", help="compare with this study.json's analysis; exit 1 if different")
     analyze.add_argument("--output", help="write the recomputed analysis here (JSON)")
-    analyze.set_defaults(func=analyze_command)
+    analyze.set_defaults(func=analyze_command, extra="research")
 
     def usage(args: argparse.Namespace) -> int:
         parser.print_help()

@@ -63,7 +63,7 @@ def write_gate_report(out: Path) -> None:
     (out / "gates" / "report.json").write_text(json.dumps(GATE_REPORT), encoding="utf-8")
 
 
-def populate(out: Path, *, benchmarks: bool = True, study: bool = True) -> None:
+def populate(out: Path, *, benchmarks: bool = True, study: bool = True, history: bool = True) -> None:
     """Write every artefact the manuscript reads under ``out`` (optionally without benchmarks or the study)."""
     write_gate_report(out)
     notebooks = out / "notebooks"
@@ -77,9 +77,14 @@ def populate(out: Path, *, benchmarks: bool = True, study: bool = True) -> None:
     save_results(notebooks, "03_trust", params, trust_fixture(**params))
     params = defaults("04_gate_landscape")
     save_results(notebooks, "04_gate_landscape", params, gate_landscape(**params))
+    for recorded in sorted((DATA / "notebooks").glob("*.json")):  # sessions against real servers, recorded
+        shutil.copyfile(recorded, notebooks / recorded.name)
     if study:
         config = load_study_config().with_overrides(runs=3, items=12, warmup_ticks=2, bootstrap_samples=200)
         run_study(config, output_dir=out / "research", verify=True)
+    if history:  # a real-history study result (from `colony history study` on the committed datasets)
+        (out / "history").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(DATA / "history" / "study.json", out / "history" / "study.json")
     if benchmarks:
         (out / "benchmarks").mkdir(parents=True, exist_ok=True)
         for path in sorted((DATA / "benchmarks").glob("*.json")):
