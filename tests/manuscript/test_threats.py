@@ -18,6 +18,7 @@ from manuscript_support import ROOT
 from colony.attestation import AttestationLedger, HMACSigner
 from colony.config import default_policy
 from colony.hold_profile import verdicts_by_tick
+from colony.trust import apply_delta, outcome_delta
 from scripts.collectors.fixtures import ROW_FIELDS, ledger_rows
 from scripts.collectors.probes import threats
 from scripts.collectors.probes.tamper import KEY, Chain
@@ -97,9 +98,10 @@ def test_self_raised_trust_takes_the_reports_the_trust_arithmetic_predicts(kerne
         assert "report_refused" in steps[-1]  # a defence refused the self-report
         return
     policy = default_policy()
+    step = outcome_delta(policy.trust, tests_passed=True, repair_needed=False, feedback=0.0)
     trust, n = policy.trust.new_agent_trust, 0
     while not (trust >= policy.gate.trust_hard_floor and n + 1 >= policy.roles.min_total_proposals):
-        trust, n = min(1.0, trust + policy.trust.pass_delta), n + 1
+        trust, n = apply_delta(trust, step, policy.trust.decimals), n + 1
     assert measured["reports_to_execute"] == n
     assert measured["every_reported_proposal_refused"] is True
     assert [s["trust"] for s in steps] == sorted(s["trust"] for s in steps)
@@ -116,9 +118,13 @@ def test_a_chain_re_signed_with_the_genuine_key_is_judged_as_the_ledger_judges_i
     chain.build()
     copy = tmp_path / "resigned-here.sqlite"
     shutil.copyfile(chain.path, copy)
-    rewritten = threats.resign_from(chain, copy, first=1, actor="mallory")
+    rewritten, heads = threats.resign_from(chain, copy, first=1, actor="mallory")
     with sqlite3.connect(copy) as conn:
         assert conn.execute("SELECT actor_id FROM attestation_events WHERE sequence = 1").fetchone() == ("mallory",)
+        (last_hash,) = conn.execute("SELECT event_hash FROM attestation_events ORDER BY sequence DESC LIMIT 1").fetchone()
+        # the key holder re-signed the run's head and the ledger's head over the rewritten last event
+        assert conn.execute("SELECT count(*) FROM attestation_heads WHERE event_hash = ?", (last_hash,)).fetchone() == (heads,)
+    assert heads == measured["heads_resigned"] == 2
     result = _validate(copy)
     assert (measured["valid"], measured["status"]) == (result.valid, str(result.status))
     assert measured["rewritten"] == rewritten == result.event_count == measured["events"]
@@ -133,6 +139,11 @@ def test_a_truncated_chain_is_judged_as_the_ledger_judges_it(tmp_path: Path) -> 
     result = _validate(chain.path)
     assert (measured["valid"], measured["status"]) == (result.valid, str(result.status))
     assert measured["deleted"] == 1 and measured["events_after"] == result.event_count
+    with sqlite3.connect(chain.path) as conn:
+        conn.execute("DELETE FROM attestation_events")
+    gone = _validate(chain.path)
+    run_deleted = measured["run_deleted"]
+    assert (run_deleted["valid"], run_deleted["status"], run_deleted["events_after"]) == (gone.valid, str(gone.status), 0)
 
 
 def test_the_tamper_count_counts_only_tampered_copies() -> None:
@@ -143,4 +154,5 @@ def test_the_tamper_count_counts_only_tampered_copies() -> None:
     names = [c["name"] for c in described["tamper"]]
     assert "wrong_key" not in names and described["tamper_count"] == len(names)
     assert described["other_key"]["name"] == "wrong_key" and described["other_key"]["valid"] is False
-    assert set(described["other_key"]["status_counts"]) == {"bad_signature"}
+    statuses = set(described["other_key"]["status_counts"])  # every event's signature, and the signed heads
+    assert "bad_signature" in statuses and statuses <= {"bad_signature", "bad_head"}

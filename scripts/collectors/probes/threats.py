@@ -11,20 +11,22 @@ claims with a ``threat`` entry):
 * ``self_raised_trust`` — a new agent proposes, is refused, and reports a pass on the refused
   proposal, again and again; after how many such reports does its complete proposal execute?
 * ``resigned_chain`` — a holder of the ledger key rewrites the first event of an attested run
-  and re-signs every later one; does validation notice?
-* ``truncated_chain`` — the newest events of an attested run are deleted; does validation notice?
+  and re-signs every later one, and the signed heads too; does validation notice?
+* ``truncated_chain`` — the newest event of an attested run is deleted, and in another copy the
+  whole run; does validation notice, without the key?
 
 Run ``python -m scripts.collectors.probes.threats [package]``.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from scripts.collectors.probes import import_part, run_probe
+from scripts.collectors.probes import MissingPart, import_part, run_probe
 from scripts.collectors.probes.tamper import Chain
 
 TARGET = "pkg.contested"
@@ -180,8 +182,12 @@ def self_raised_trust(k: Kernels) -> dict[str, Any]:
     }
 
 
-def resign_from(chain: Chain, path: Path, *, first: int, actor: str) -> int:
-    """Rewrite event ``first``'s actor and re-sign and relink it and every later event with the genuine key."""
+def resign_from(chain: Chain, path: Path, *, first: int, actor: str) -> tuple[int, int]:
+    """Rewrite event ``first``'s actor and re-sign and relink it and every later event with the genuine key.
+
+    A key holder can sign heads as well as events, so the signed heads that pointed at the old last
+    event are re-signed over the new one. Returns (events rewritten, heads re-signed).
+    """
     with chain.att.AttestationLedger.open_read_only(path, signer=chain.signer) as reader:
         events = reader.events("probe-run")
     conn = sqlite3.connect(path, isolation_level=None)
@@ -207,13 +213,41 @@ def resign_from(chain: Chain, path: Path, *, first: int, actor: str) -> int:
                 raise sqlite3.IntegrityError(refused)
             previous = event.event_hash
             rewritten += 1
+        heads = resign_heads(chain, conn, old_hash=events[-1].event_hash, new_hash=previous)
     finally:
         conn.close()
-    return rewritten
+    return rewritten, heads
+
+
+def resign_heads(chain: Chain, conn: sqlite3.Connection, *, old_hash: str, new_hash: str) -> int:
+    """Re-sign, with the genuine key, every signed head that vouches for ``old_hash`` so that it vouches for
+    ``new_hash``; 0 when the package keeps no signed heads."""
+    try:
+        heads = import_part(chain.att.__name__, "heads")
+    except MissingPart:
+        return 0
+    columns = "row_id, run_id, sequence, event_count, ledger_events, ledger_runs"
+    rows = conn.execute(f"SELECT {columns} FROM attestation_heads WHERE event_hash = ?", (old_hash,)).fetchall()
+    for row_id, run_id, sequence, count, ledger_events, ledger_runs in rows:
+        head = heads.Head(run_id, sequence, new_hash, count, ledger_events, ledger_runs)
+        signature = json.dumps(chain.signer.sign(head.signing_bytes()), sort_keys=True)
+        conn.execute(
+            "UPDATE attestation_heads SET event_hash = ?, signature_json = ? WHERE row_id = ?", (new_hash, signature, row_id)
+        )
+    return len(rows)
+
+
+def _delete(path: Path, where: str) -> None:
+    """Delete the events of the probe's run that ``where`` selects, by plain SQL (no key needed)."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute(f"DELETE FROM attestation_events WHERE run_id = 'probe-run' AND {where}")
+    finally:
+        conn.close()
 
 
 def ledger_threats(package: str) -> dict[str, Any]:
-    """Re-signing by a key holder and deleting the newest events of an attested run."""
+    """Re-signing by a key holder; deleting, without the key, the newest event of an attested run or the whole run."""
     with tempfile.TemporaryDirectory(prefix="colony-threats-") as tmp:
         chain = Chain(package, Path(tmp))
         chain.build()
@@ -221,20 +255,19 @@ def ledger_threats(package: str) -> dict[str, Any]:
         resigned_path = chain.copy("resigned")
         with chain.att.AttestationLedger.open_read_only(resigned_path, signer=chain.signer) as reader:
             first = reader.events("probe-run")[0]
-        rewritten = resign_from(chain, resigned_path, first=first.sequence, actor="mallory")
+        rewritten, heads_resigned = resign_from(chain, resigned_path, first=first.sequence, actor="mallory")
         resigned = chain.validate(resigned_path)
         truncated_path = chain.copy("truncated")
-        conn = sqlite3.connect(truncated_path, isolation_level=None)
-        try:
-            (last,) = conn.execute("SELECT MAX(sequence) FROM attestation_events WHERE run_id = 'probe-run'").fetchone()
-            conn.execute("DELETE FROM attestation_events WHERE run_id = 'probe-run' AND sequence = ?", (last,))
-        finally:
-            conn.close()
+        _delete(truncated_path, "sequence = (SELECT MAX(sequence) FROM attestation_events WHERE run_id = 'probe-run')")
         truncated = chain.validate(truncated_path)
+        deleted_path = chain.copy("deleted-run")
+        _delete(deleted_path, "1")
+        deleted = chain.validate(deleted_path)
     return {
         "resigned_chain": {
             "events": intact["event_count"],
             "rewritten": rewritten,
+            "heads_resigned": heads_resigned,
             "edited": "the actor of the first event",
             "valid": resigned["valid"],
             "status": resigned["status"],
@@ -245,6 +278,7 @@ def ledger_threats(package: str) -> dict[str, Any]:
             "deleted": intact["event_count"] - truncated["event_count"],
             "valid": truncated["valid"],
             "status": truncated["status"],
+            "run_deleted": {"events_after": deleted["event_count"], "valid": deleted["valid"], "status": deleted["status"]},
         },
     }
 
