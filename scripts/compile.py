@@ -58,6 +58,9 @@ __all__ = [
 PAPER_FILES = ("paper.md", "metadata.yaml", "paper.html", "paper.typ", "paper.pdf", "compile_report.json")
 APPENDIX_OPEN = "::: {.appendix}\n"
 APPENDIX_CLOSE = ":::\n"
+# One source line per paragraph: pandoc escapes a wrapped line that starts with "-0.04" as "\-0.04", which
+# Typst prints with a hyphen, where it prints a minus sign before every other negative number.
+TYPST_OPTIONS = ("--to", "typst", "--wrap=none")
 REFERENCES_HEADING = "References"  # the unnumbered heading that ends the main text
 UNRESOLVED_PREFIX = "crossref: unresolved reference @"
 MISSING_CITATION = "Citeproc: citation "
@@ -213,7 +216,7 @@ def _compile(config: BuildConfig, manuscript: Manuscript, staging: Path, timesta
     if manuscript.css.is_file():
         html_args += ["--css", str(manuscript.css)]
     _pandoc(common + html_args, staging, report)
-    typst_args = ["--to", "typst", "--standalone", "-o", "paper.typ"]
+    typst_args = [*TYPST_OPTIONS, "--standalone", "-o", "paper.typ"]
     if manuscript.typst_header.is_file():
         typst_args += ["--include-in-header", str(manuscript.typst_header)]
     _pandoc(common + typst_args, staging, report)

@@ -13,7 +13,7 @@ from manuscript_support import ROOT
 
 from scripts import validate
 from scripts.buildconfig import BuildConfig
-from scripts.compile import join_paper, page_counts
+from scripts.compile import TYPST_OPTIONS, join_paper, page_counts
 from scripts.errors import BuildError
 from scripts.manuscript import Page, load_manuscript
 from scripts.prose import check_prose, prose_paragraphs
@@ -189,3 +189,14 @@ def test_validate_fails_when_the_main_text_exceeds_its_page_limit(complete, tmp_
     ]
     (paper / "compile_report.json").write_text(json.dumps({"pages": {"total": 40, "main_text": limit}}))
     assert validate._check_pages(local, manuscript) == []
+
+
+def test_a_negative_number_that_wraps_to_a_line_start_keeps_its_minus_sign_in_typst() -> None:
+    """Regression: pandoc wrapped the abstract so that a line began with "-0.040", escaped it as "\\-0.040"
+    and Typst printed a hyphen there, against a minus sign before every other negative number."""
+    text = "word " * 13 + "and -0.040 and -0.111.\n"  # at pandoc's default width the line breaks before -0.040
+    run = [pypandoc.get_pandoc_path(), "--from", "markdown"]
+    wrapped = subprocess.run([*run, "--to", "typst"], input=text, capture_output=True, text=True, check=True).stdout
+    assert "\\-0.040" in wrapped  # the default wrapping is what broke the sign
+    ours = subprocess.run([*run, *TYPST_OPTIONS], input=text, capture_output=True, text=True, check=True).stdout
+    assert "\\-" not in ours and "-0.040" in ours and "-0.111" in ours
