@@ -19,9 +19,7 @@ from pathlib import Path
 
 from benchmarks.common import OUTPUT
 
-QUICK = frozenset(
-    {"kernel", "attestation", "falsification", "mcp", "reference", "research", "gateway"}
-)
+QUICK = frozenset({"kernel", "attestation", "falsification", "mcp", "reference", "research", "gateway"})
 
 
 def available() -> list[str]:

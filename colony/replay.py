@@ -13,6 +13,8 @@ the record carries no randomness and no wall time.
 (0.875, 'hold')
 >>> all(record["assertions"].values()), record["recovery_tick"]
 (True, 10)
+>>> record["hold"]["by_failures"][0]["tightened_ticks"], record["hold"]["by_trust"]["flip"]["low"]
+(1, 0.3)
 """
 
 from __future__ import annotations
@@ -29,8 +31,22 @@ from typing import Any
 from colony.attestation.canonical import canonical_text
 from colony.config import Policy, default_policy
 from colony.errors import ValidationError
-from colony.kernel import ColonyKernel, ColonyKernelConfig
-from colony.models import ActionProposal, AgentRole, GateResult, SignalType
+from colony.hold_profile import DEFAULT_MAX_FAILURES, DEFAULT_TRUST_STEPS, hold_profile
+from colony.models import AgentRole
+from colony.paired_fixture import (
+    DIGITS,
+    REPORTER,
+    REVIEWER,
+    SAME_TARGET,
+    UNRELATED_TARGET,
+    complete_proposal,
+    fixture_kernel,
+    pressure,
+    profile,
+    report_failure,
+    same_target,
+    verdict,
+)
 
 __all__ = [
     "DEFAULT_AGENT_TRUST",
@@ -45,15 +61,9 @@ __all__ = [
     "write_replay_artifact",
 ]
 
-REPLAY_SCHEMA_VERSION = "1.0"
+REPLAY_SCHEMA_VERSION = "1.1"  # 1.1: the record carries the hold profile (colony.hold_profile)
 DEFAULT_AGENT_TRUST = 0.5
 DEFAULT_RECOVERY_TICKS = 20
-SAME_TARGET = "colony.manuscript.paired_target"
-UNRELATED_TARGET = "colony.manuscript.unrelated_target"
-REVIEWER = "replay-independent-reviewer"
-REPORTER = "replay-outcome-reporter"
-_EPOCH = 0.0  # the injected clock's only reading: no wall time reaches the record
-_DIGITS = 12  # rounding of every float in a run (what "semantic" equality compares)
 _RESULT_KEYS = ("before_failure", "after_failure_same_target", "after_failure_unrelated_target", "after_recovery")
 
 
@@ -72,72 +82,9 @@ def sha256_hex(text: str | bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _fixed_clock() -> float:
-    return _EPOCH
-
-
-def _proposal(proposal_id: str, agent_id: str, target: str, rationale: str, expected: str) -> ActionProposal:
-    """A complete, tested proposal: no falsification finding changes its score."""
-    return ActionProposal(
-        agent_id=agent_id,
-        agent_type="dispatcher",
-        action_type="patch_file",
-        target=target,
-        rationale=rationale,
-        expected_outcome=expected,
-        rollback_plan="revert the bounded paired-locality fixture change",
-        evidence={
-            "fixture": "paired-locality",
-            "tests": ["tests/test_replay.py::test_paired_locality_defaults"],
-            "metrics": ["gate decision latency < 200 ms"],
-        },
-        proposal_id=proposal_id,
-        created_at=_EPOCH,
-    )
-
-
-def _same(step: str) -> ActionProposal:
-    return _proposal(
-        f"replay-same-target-{step}",
-        REVIEWER,
-        SAME_TARGET,
-        "Apply a bounded correction with a verified rollback path.",
-        "targeted tests pass",
-    )
-
-
-def _payload(result: GateResult) -> dict[str, Any]:
-    return {
-        "decision": result.decision.value,
-        "gate_score": round(result.gate_score, _DIGITS),
-        "budget_approved": bool(result.budget_approved),
-        "falsification_severity": round(result.falsification_severity, _DIGITS),
-        "required_evidence": list(result.required_evidence),
-        "reason": result.reason,
-    }
-
-
-def _pressure(kernel: ColonyKernel, target: str) -> dict[str, float]:
-    store = kernel.pheromones
-    return {
-        "risk": round(store.sense(target, SignalType.RISK), _DIGITS),
-        "failure": round(store.sense(target, SignalType.FAILURE), _DIGITS),
-    }
-
-
-def _profile(kernel: ColonyKernel, agent_id: str) -> dict[str, Any]:
-    p = kernel.agent_profile(agent_id)
-    return {
-        "agent_id": p.agent_id,
-        "trust_score": round(p.trust_score, _DIGITS),
-        "role": p.role.value,
-        "total_proposals": p.total_proposals,
-    }
-
-
 def _run_once(agent_trust: float, recovery_ticks: int, policy: Policy) -> dict[str, Any]:
     """One pass of the paired fixture on a fresh in-memory kernel."""
-    with ColonyKernel(ColonyKernelConfig(policy=policy, clock=_fixed_clock)) as kernel:
+    with fixture_kernel(policy) as kernel:
         calibrated = kernel.calibrate_agent(REVIEWER, trust_score=agent_trust)
         if calibrated.role is AgentRole.SANDBOX:
             first_rung = min(astuple(policy.roles.ladder))
@@ -146,53 +93,46 @@ def _run_once(agent_trust: float, recovery_ticks: int, policy: Policy) -> dict[s
                 f"{agent_trust!r} calibrates to role SANDBOX; the fixture needs a non-SANDBOX agent (trust >= {first_rung!r})",
                 value=agent_trust,
             )
-        profile = _profile(kernel, REVIEWER)
+        start = profile(kernel, REVIEWER)
         results: dict[str, dict[str, Any]] = {}
-        pressure: dict[str, dict[str, float]] = {}
+        field: dict[str, dict[str, float]] = {}
 
-        results["before_failure"] = _payload(kernel.propose_action(_same("before")))
-        pressure["before_failure"] = _pressure(kernel, SAME_TARGET)
+        results["before_failure"] = verdict(kernel.propose_action(same_target("before")))
+        field["before_failure"] = pressure(kernel, SAME_TARGET)
 
-        reported = _proposal(
-            "replay-reported-failure",
-            REPORTER,
-            SAME_TARGET,
-            "Record the fixture's caller-reported failed outcome.",
-            "targeted tests fail",
-        )
-        kernel.record_outcome(reported, {"summary": "targeted tests failed"}, tests_passed=False)
+        report_failure(kernel, "replay-reported-failure")
 
-        results["after_failure_same_target"] = _payload(kernel.propose_action(_same("after")))
-        pressure["after_failure_same_target"] = _pressure(kernel, SAME_TARGET)
-        unrelated = _proposal(
+        results["after_failure_same_target"] = verdict(kernel.propose_action(same_target("after")))
+        field["after_failure_same_target"] = pressure(kernel, SAME_TARGET)
+        unrelated = complete_proposal(
             "replay-unrelated-target",
             REVIEWER,
             UNRELATED_TARGET,
             "Apply an independent bounded correction.",
             "independent tests pass",
         )
-        results["after_failure_unrelated_target"] = _payload(kernel.propose_action(unrelated))
-        pressure["after_failure_unrelated_target"] = _pressure(kernel, UNRELATED_TARGET)
+        results["after_failure_unrelated_target"] = verdict(kernel.propose_action(unrelated))
+        field["after_failure_unrelated_target"] = pressure(kernel, UNRELATED_TARGET)
 
-        trajectory = [pressure["after_failure_same_target"]["failure"]]
+        trajectory = [field["after_failure_same_target"]["failure"]]
         recovery_tick: int | None = None
         for n in range(1, recovery_ticks + 1):
             kernel.tick()
-            failure = round(kernel.pheromones.sense(SAME_TARGET, SignalType.FAILURE), _DIGITS)
+            failure = pressure(kernel, SAME_TARGET)["failure"]
             trajectory.append(failure)
             if recovery_tick is None and failure == 0.0:
                 recovery_tick = n
-        results["after_recovery"] = _payload(kernel.propose_action(_same("recovered")))
-        pressure["after_recovery"] = _pressure(kernel, SAME_TARGET)
+        results["after_recovery"] = verdict(kernel.propose_action(same_target("recovered")))
+        field["after_recovery"] = pressure(kernel, SAME_TARGET)
 
-        final = _profile(kernel, REVIEWER)
+        final = profile(kernel, REVIEWER)
         return {
-            "profile": profile,
+            "profile": start,
             "profile_after": final,
-            "reporter_after": _profile(kernel, REPORTER),
+            "reporter_after": profile(kernel, REPORTER),
             "targets": {"same": SAME_TARGET, "unrelated": UNRELATED_TARGET},
             "results": results,
-            "pressure": pressure,
+            "pressure": field,
             "failure_trajectory": trajectory,
             "recovery_ticks": recovery_ticks,
             "recovery_tick": recovery_tick,
@@ -203,7 +143,7 @@ def _run_once(agent_trust: float, recovery_ticks: int, policy: Policy) -> dict[s
                 "attested": bool(kernel.consequence_memory.is_attested("replay-reported-failure")),
             },
             # every evaluation went through propose_action: each counted one distinct proposal id
-            "integrated_path": final["total_proposals"] - profile["total_proposals"] == len(_RESULT_KEYS),
+            "integrated_path": final["total_proposals"] - start["total_proposals"] == len(_RESULT_KEYS),
         }
 
 
@@ -225,8 +165,10 @@ def run_paired_locality_replay(
     recovery_ticks: int = DEFAULT_RECOVERY_TICKS,
     seed: int = 0,
     policy: Policy | None = None,
+    max_failures: int = DEFAULT_MAX_FAILURES,
+    trust_steps: int = DEFAULT_TRUST_STEPS,
 ) -> dict[str, Any]:
-    """Run the paired fixture twice and return the JSON-shaped replay record.
+    """Run the paired fixture twice, measure how long its HOLD lasts, and return the JSON-shaped record.
 
     Parameters:
         agent_trust: calibrated trust of the proposing agent, in [0, 1]; it must earn a
@@ -234,15 +176,19 @@ def run_paired_locality_replay(
         recovery_ticks: ticks of passive decay before the recovered evaluation (>= 0).
         seed: reserved for protocol compatibility; nothing is random.
         policy: the policy to run under (default: the policy in force).
+        max_failures: the hold profile follows 1 … ``max_failures`` failed reports tick by tick.
+        trust_steps: grid points over [0, 1] of the hold profile's trust sweep.
 
     Returns:
         ``{schema_version, seed, inputs, runs: {first, repeat}, assertions, recovery_tick,
-        semantic_digest, record_sha256}``. ``semantic_digest`` hashes the first run's
-        canonical JSON; ``record_sha256`` hashes the record without itself.
+        hold, semantic_digest, record_sha256}``. ``hold`` is
+        :func:`colony.hold_profile.hold_profile` for ``agent_trust``; ``semantic_digest``
+        hashes the first run's canonical JSON; ``record_sha256`` hashes the record without itself.
     """
     trust, ticks, seed = _check_inputs(agent_trust, recovery_ticks, seed)
     policy = policy if policy is not None else default_policy()
     first = _run_once(trust, ticks, policy)
+    hold = hold_profile(agent_trust=trust, policy=policy, max_failures=max_failures, trust_steps=trust_steps)
     repeat = _run_once(trust, ticks, policy)
     first_json = canonical_json(first)
     r = first["results"]
@@ -260,7 +206,7 @@ def run_paired_locality_replay(
         "schema_version": REPLAY_SCHEMA_VERSION,
         "seed": seed,
         "inputs": {
-            "agent_trust": round(trust, _DIGITS),
+            "agent_trust": round(trust, DIGITS),
             "recovery_ticks": ticks,
             "randomness": "none; seed reserved for protocol compatibility",
             "clock": "injected, constant",
@@ -268,6 +214,7 @@ def run_paired_locality_replay(
         "runs": {"first": first, "repeat": repeat},
         "assertions": assertions,
         "recovery_tick": first["recovery_tick"],
+        "hold": hold,
         "semantic_digest": sha256_hex(first_json),
     }
     record["record_sha256"] = sha256_hex(canonical_json(record))

@@ -31,6 +31,7 @@ EVIDENCE_CLASSES = frozenset(
     {"analytic", "configuration", "quality-gate", "deterministic-fixture", "measurement", "offline-synthetic", "schematic"}
 )
 FIGURE_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+WIDTH = re.compile(r"^(?P<percent>[1-9][0-9]?|100)%$")
 FILE_PREFIX = "file:"
 
 
@@ -66,6 +67,8 @@ class FigureSpec:
 
     ``alt`` is a concise structural alternative; ``description`` the longer text equivalent
     (it must say more than the alt text); ``caption`` the reading and the permitted inference.
+    ``size`` is the drawing's size in inches and ``width`` the share of the text block it is
+    printed at, so a font of ``s`` points prints at ``s * printed_scale(text width)``.
     """
 
     id: str
@@ -76,7 +79,7 @@ class FigureSpec:
     inputs: Sequence[str]
     plot: Callable[[FigureContext], Figure]
     width: str = "85%"
-    size: tuple[float, float] = (6.4, 3.4)
+    size: tuple[float, float] = (5.5, 2.9)  # drawn at the size it prints at 85% of a 6.5-inch text block
 
     def __post_init__(self) -> None:
         if not FIGURE_ID.match(self.id):
@@ -96,7 +99,27 @@ class FigureSpec:
             raise ValidationError("inputs", f"figure {self.id}: must be a list of snapshot paths or 'file:' artefacts")
         if not callable(self.plot):
             raise ValidationError("plot", f"figure {self.id}: must be callable")
+        if not isinstance(self.width, str) or not WIDTH.match(self.width):
+            raise ValidationError(
+                "width", f"figure {self.id}: must be a percentage of the text width such as '85%', got {self.width!r}"
+            )
         object.__setattr__(self, "inputs", tuple(self.inputs))  # a list from the module becomes immutable
+
+    @property
+    def width_fraction(self) -> float:
+        """The printed width as a share of the text block (``"85%"`` -> 0.85)."""
+        match = WIDTH.match(self.width)
+        assert match is not None  # checked in __post_init__
+        return int(match["percent"]) / 100
+
+    def printed_scale(self, text_width_in: float) -> float:
+        """How much the drawing shrinks (< 1) or grows on the page whose text block is ``text_width_in`` wide.
+
+        >>> spec = FigureSpec("x", "c", "a", "a longer text", "schematic", [], plot=print, width="50%", size=(3.25, 2))
+        >>> spec.printed_scale(6.5)
+        1.0
+        """
+        return self.width_fraction * text_width_in / self.size[0]
 
     @property
     def variable_inputs(self) -> tuple[str, ...]:

@@ -93,6 +93,6 @@ FIGURE = FigureSpec(
     evidence_class="schematic",
     inputs=["code.subsystems", "code.supporting", "code.mcp.tool_count", "code.subsystem_count"],
     plot=plot,
-    size=(6.4, 4.6),
+    size=(6.5, 4.2),
     width="100%",
 )

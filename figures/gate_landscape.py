@@ -39,8 +39,27 @@ def _regions(codes: list[list[int]], trust: list[float], hazard: list[float]) ->
     return regions
 
 
+def _groups(surfaces: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Surfaces in order of missing fields, consecutive ones with identical decisions merged into one group."""
+    groups: list[list[dict[str, Any]]] = []
+    for key in sorted(surfaces, key=int):
+        surface = surfaces[key]
+        if groups and groups[-1][-1]["decision_code"] == surface["decision_code"]:
+            groups[-1].append(surface)
+        else:
+            groups.append([surface])
+    return groups
+
+
+def _title(group: list[dict[str, Any]]) -> str:
+    counts = [len(s["missing"]) for s in group]
+    if len(counts) == 1:
+        return f"{counts[0]} missing"
+    return f"{', '.join(map(str, counts[:-1]))} or {counts[-1]} missing (same decisions)"
+
+
 def plot(ctx: FigureContext) -> Figure:
-    """A 2 × 2 grid of decision maps with the trust and hazard thresholds drawn as dashed lines."""
+    """Decision maps side by side, one per distinct landscape, with the trust and hazard thresholds drawn."""
     data: dict[str, Any] = ctx.var("notebooks.results.04_gate_landscape.results")
     gate: dict[str, Any] = ctx.var("policy.gate")
     trust, hazard = data["trust"], data["hazard"]
@@ -49,11 +68,11 @@ def plot(ctx: FigureContext) -> Figure:
     order = sorted(codes_by_name.values())
     cmap = ListedColormap([DECISION_COLOURS[name_by_code[c]] for c in order])
     figure = new_figure(ctx.spec.size)
-    panels = figure.subplots(2, 2, sharex=True, sharey=True)
+    groups = _groups(data["surfaces"])
+    panels = figure.subplots(1, len(groups), sharex=True, sharey=True, squeeze=False)[0]
     extent = (trust[0], trust[-1], hazard[0], hazard[-1])
-    for axes, key in zip(panels.flat, sorted(data["surfaces"], key=int), strict=False):
-        surface = data["surfaces"][key]
-        codes = surface["decision_code"]
+    for axes, group in zip(panels, groups, strict=True):
+        codes = group[0]["decision_code"]
         axes.imshow(
             codes,
             origin="lower",
@@ -80,15 +99,10 @@ def plot(ctx: FigureContext) -> Figure:
         for code, x, y, n in _regions(codes, trust, hazard):
             if n >= 60:
                 axes.text(x, y, name_by_code[code].upper(), ha="center", va="center", fontsize=7, bbox=LABEL_BOX)
-        missing = surface["missing"]
-        axes.set_title(
-            f"{len(missing)} missing" + (f": {', '.join(m.replace('_', ' ') for m in missing)}" if missing else ""), fontsize=7.5
-        )
-        axes.grid(False)
-    for axes in panels[-1]:
+        axes.set_title(_title(group))
         axes.set_xlabel("agent trust")
-    for axes in panels[:, 0]:
-        axes.set_ylabel("hazard = max(RISK, FAILURE)")
+        axes.grid(False)
+    panels[0].set_ylabel("hazard = max(RISK, FAILURE)")
     return figure
 
 
@@ -100,13 +114,17 @@ FIGURE = FigureSpec(
         "budget, no recent failures and the role each trust level earns. Dashed verticals: trust floor "
         "(<< policy.gate.trust_hard_floor | num >>) and full credit (<< policy.gate.trust_full_credit | num >>); dotted "
         "horizontals: hazard bands (<< policy.gate.hazard_medium | num >>, << policy.gate.hazard_high | num >>). "
-        "Deterministic fixture: every cell is one evaluation of ActuationGate.",
+        "Numbers of missing fields that give the same decision everywhere share a panel: one missing field lowers every "
+        "score by << (policy.gate.weights.completeness * policy.gate.missing_field_penalty) | fixed(4) >>, which can "
+        "move a decision only where a score lies that close above a threshold. Deterministic fixture: every cell is one "
+        "evaluation of ActuationGate.",
         __file__,
         "notebooks/04_gate_landscape.ipynb",
     ),
-    alt="Four heat maps of the gate decision over trust (x) and hazard (y), each split into labelled REFUSE, HOLD and EXECUTE regions.",
+    alt="Side-by-side heat maps of the gate decision over trust (x) and hazard (y), split into labelled REFUSE, HOLD and EXECUTE regions.",
     description=(
-        "Four panels, one per number of missing completeness fields, share a trust axis from zero to one and a hazard axis "
+        "One panel per distinct decision map, for increasing numbers of missing completeness fields (numbers that give "
+        "identical maps share a panel, as the panel title says), share a trust axis from zero to one and a hazard axis "
         "from zero upwards. Each cell is coloured and the regions are labelled by decision: REFUSE (orange), HOLD (yellow) "
         "and EXECUTE (blue), with refusals hatched diagonally and holds dotted. Everything left of the trust floor is REFUSE because of the hard override. Right of it, the "
         "decision steps down at the two hazard bands (dotted lines) and steps up at full trust credit (dashed line); as "
@@ -116,6 +134,6 @@ FIGURE = FigureSpec(
     evidence_class="deterministic-fixture",
     inputs=["notebooks.results.04_gate_landscape.results", "policy.gate"],
     plot=plot,
-    size=(6.4, 5.0),
+    size=(6.5, 2.6),
     width="100%",
 )

@@ -62,4 +62,6 @@ FIGURE = FigureSpec(
     evidence_class="configuration",
     inputs=["policy.gate.weights", "policy.gate.hold_threshold", "policy.gate.execute_threshold"],
     plot=plot,
+    size=(5.5, 2.2),
+    width="85%",
 )

@@ -30,15 +30,15 @@ def plot(ctx: FigureContext) -> Figure:
             axes.plot([x for x, _, _ in shown], [y for _, y, _ in shown], marker=MARKERS[j], linestyle="none",
                       color=COLOURS[kind], markersize=4.5, label=kind)  # fmt: skip
             for x, y, n in shown:
-                axes.annotate(str(n), (x, y), textcoords="offset points", xytext=(0, 4), fontsize=5, ha="center")
+                axes.annotate(str(n), (x, y), textcoords="offset points", xytext=(0, 3), fontsize=7, ha="center")
             raw = history["repos"][name]["kinds"][kind]["inducing_share"]
             if raw is not None:
                 axes.axhline(raw, color=COLOURS[kind], linewidth=0.7, linestyle="--")
         axes.set_xticks(range(len(strata)))
-        axes.set_xticklabels(labels, fontsize=6, rotation=30)
+        axes.set_xticklabels(labels, fontsize=7, rotation=30)
         axes.set_xlabel("lines changed (quintile stratum)", fontsize=7.5)
         axes.set_title(name, fontsize=8.5)
-        axes.legend(fontsize=6, loc="upper left")
+        axes.legend(fontsize=7, loc="upper left")
     panels[0].set_ylabel("share inducing (within horizon)", fontsize=7.5)
     return figure
 
@@ -65,6 +65,6 @@ FIGURE = FigureSpec(
     evidence_class="measurement",
     inputs=["history", "file:history/study.json"],
     plot=plot,
-    size=(6.6, 3.0),
+    size=(6.5, 2.7),
     width="100%",
 )

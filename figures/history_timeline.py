@@ -30,9 +30,9 @@ def plot(ctx: FigureContext) -> Figure:
         axes.set_title(name, fontsize=8.5)
         lines = axes.get_legend_handles_labels()
         more = twin.get_legend_handles_labels()
-        axes.legend(lines[0] + more[0], lines[1] + more[1], fontsize=6, loc="upper left")
-        axes.tick_params(labelsize=6.5)
-        twin.tick_params(labelsize=6.5)
+        axes.legend(lines[0] + more[0], lines[1] + more[1], fontsize=7, loc="upper left")
+        axes.tick_params(labelsize=7)
+        twin.tick_params(labelsize=7)
     return figure
 
 
@@ -58,6 +58,6 @@ FIGURE = FigureSpec(
     evidence_class="measurement",
     inputs=["history", "file:history/study.json"],
     plot=plot,
-    size=(6.6, 4.2),
+    size=(6.5, 3.6),
     width="100%",
 )

@@ -34,7 +34,15 @@ def plot(ctx: FigureContext) -> Figure:
         axes.set_xlabel("share of commits held", fontsize=7.5)
         axes.set_xlim(0, 1)
         axes.set_ylim(0, 1)
-        axes.legend(fontsize=5.6, loc="lower right", title="condition (AUC)", title_fontsize=5.8)
+        axes.legend(
+            fontsize=7,
+            loc="lower right",
+            title="condition (AUC)",
+            title_fontsize=7,
+            labelspacing=0.15,
+            handlelength=1.6,
+            borderpad=0.3,
+        )
     panels[0].set_ylabel("share of inducing commits held", fontsize=7.5)
     return figure
 
@@ -61,6 +69,6 @@ FIGURE = FigureSpec(
     evidence_class="measurement",
     inputs=["history", "file:history/study.json"],
     plot=plot,
-    size=(6.6, 3.3),
+    size=(6.5, 3.0),
     width="100%",
 )

@@ -45,10 +45,10 @@ def plot(ctx: FigureContext) -> Figure:
             label=target,
         )
     top.axhline(band, color="black", linestyle="--", linewidth=0.8)
-    top.text(rounds[0], band, f" medium hazard {band:g}: HOLD band", fontsize=6.8, va="bottom")
+    top.text(rounds[0], band, f" medium hazard {band:g}: HOLD band", fontsize=7, va="bottom")
     top.set_xlabel("round (one tick after each)")
     top.set_ylabel("FAILURE pressure")
-    top.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     agents = [a["agent"] for a in live["agents"]]
     x = _positions(live["timeline"])
     for decision, marker in DECISION_MARKERS.items():
@@ -79,7 +79,7 @@ def plot(ctx: FigureContext) -> Figure:
     bottom.set_yticklabels(agents, fontsize=7)
     bottom.set_ylim(-0.6, len(agents) - 0.4)
     bottom.set_xlabel("step")
-    bottom.legend(fontsize=6.5, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.38), frameon=False)
+    bottom.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.38), frameon=False)
     return figure
 
 
@@ -108,6 +108,6 @@ FIGURE = FigureSpec(
     evidence_class="measurement",
     inputs=["live_gateway", "policy.gate.hazard_medium"],
     plot=plot,
-    size=(7.0, 5.0),
-    width="95%",
+    size=(6.5, 3.7),
+    width="100%",
 )

@@ -1,58 +1,54 @@
-"""Figure: per-tool latency of the MCP server over three transports (measurement, from the benchmark artefact)."""
+"""Figure: per-tool latency of the MCP server over three transports, as points with intervals (measurement)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from figures import FigureContext, FigureSpec, with_sources
 from figures.style import OKABE_ITO, new_figure, not_measured
 
 TRANSPORTS = (
-    ("in_memory", "in-memory client", "blue", ""),
-    ("stdio", "stdio subprocess", "vermillion", "//"),
-    ("http", "Streamable HTTP", "bluish_green", ".."),
+    ("in_memory", "in-memory client", "blue", "o"),
+    ("stdio", "stdio subprocess", "vermillion", "s"),
+    ("http", "Streamable HTTP", "bluish_green", "^"),
 )
 
 
 def plot(ctx: FigureContext) -> Figure:
-    """Horizontal bars of the median per tool and transport, whiskers to the 99th percentile, log scale."""
+    """Per tool and transport: the median as a point, a line from it to the 99th percentile; log time axis."""
     mcp: dict[str, Any] = ctx.var("perf.mcp")
     figure = new_figure(ctx.spec.size)
     if not mcp["measured"] or not mcp["tools"]:
         return not_measured(figure, "no MCP benchmark artefact (output/benchmarks/mcp.json)")
     axes = figure.add_subplot()
     tools = sorted(mcp["tools"], key=lambda t: mcp["latency"]["in_memory"].get(t, {}).get("median_us") or 0.0)
-    height = 0.26
-    for k, (key, label, colour, hatch) in enumerate(TRANSPORTS):
+    offset = 0.24
+    for k, (key, label, colour, marker) in enumerate(TRANSPORTS):
         per = mcp["latency"][key]
-        ys, medians, lows, highs = [], [], [], []
-        for i, tool in enumerate(tools):
-            entry = per.get(tool) or {}
-            if entry.get("median_us") is None:
-                continue
-            ys.append(i + (k - 1) * height)
-            medians.append(entry["median_us"] / 1000)
-            lows.append(0.0)
-            highs.append(max(0.0, (entry["p99_us"] - entry["median_us"]) / 1000))
-        axes.barh(
-            ys,
+        rows = [(i, per[t]) for i, t in enumerate(tools) if (per.get(t) or {}).get("median_us") is not None]
+        ys = [i + (1 - k) * offset for i, _ in rows]
+        medians = [e["median_us"] / 1000 for _, e in rows]
+        above = [max(0.0, (e["p99_us"] - e["median_us"]) / 1000) for _, e in rows]
+        axes.errorbar(
             medians,
-            height=height,
+            ys,
+            xerr=[[0.0] * len(rows), above],
+            fmt=marker,
             color=OKABE_ITO[colour],
-            hatch=hatch,
-            edgecolor="black",
-            linewidth=0.4,
+            markersize=4.5,
+            elinewidth=0.9,
+            capsize=2,
             label=label,
-            xerr=[lows, highs],
-            error_kw={"elinewidth": 0.6, "capsize": 1.5, "ecolor": "#333333"},
         )
-    axes.set_yticks(range(len(tools)))
-    axes.set_yticklabels(tools, fontsize=7)
+    axes.set_yticks(range(len(tools)), [t.removeprefix("colony_") for t in tools])
+    axes.set_ylim(-0.6, len(tools) - 0.4)
     axes.set_xscale("log")
-    axes.set_xlabel("milliseconds per call (bar: median; whisker: 99th percentile)")
-    axes.legend(loc="lower right", fontsize=7, frameon=True, framealpha=0.9)
+    axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axes.set_xlabel("milliseconds per call (marker: median; line to the 99th percentile)")
+    axes.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
     axes.grid(axis="y", visible=False)
     return figure
 
@@ -68,19 +64,19 @@ FIGURE = FigureSpec(
         "benchmarks/bench_mcp.py",
     ),
     alt=(
-        "Grouped horizontal bar chart on a log axis: << code.mcp.tool_count >> MCP tools, three bars each for "
+        "Dot plot on a log axis: << code.mcp.tool_count >> MCP tools, three points with intervals each for "
         "in-memory, stdio and HTTP latency."
     ),
     description=(
-        "Each of the << code.mcp.tool_count >> tools has three horizontal bars: in-memory client (solid blue), stdio subprocess (hatched "
-        "vermillion) and HTTP (dotted green). Bar length is the median time per call in milliseconds on a logarithmic axis; "
-        "a thin whisker extends to the 99th percentile. Tools are sorted by their in-memory median, fastest at the bottom. "
-        "Comparing the three bars of a tool separates the cost of the transport from the cost of the tool itself; the text "
+        "Each of the << code.mcp.tool_count >> tools, named without their colony prefix, has three rows of marks: in-memory "
+        "client (blue circles), stdio subprocess (vermillion squares) and HTTP (green triangles). The marker is the median "
+        "time per call in milliseconds on a logarithmic axis and a line extends from it to the 99th percentile. Tools are "
+        "sorted by their in-memory median, fastest at the bottom. Comparing the three marks of a tool separates the cost of the transport from the cost of the tool itself; the text "
         "gives the propose_action medians and the HTTP throughput under concurrent clients."
     ),
     evidence_class="measurement",
     inputs=["perf.mcp"],
     plot=plot,
-    size=(6.4, 3.8),
-    width="95%",
+    size=(6.5, 3.1),
+    width="100%",
 )

@@ -70,8 +70,8 @@ def plot(ctx: FigureContext) -> Figure:
                 ls="-" if inside else "--",
             )
         )
-        axes.text(x, y + 0.07, f"{i + 1}. {title}", ha="center", va="center", fontsize=7.2, weight="bold")
-        axes.text(x, y - 0.06, detail, ha="center", va="center", fontsize=6.4, linespacing=1.2)
+        axes.text(x, y + 0.07, f"{i + 1}. {title}", ha="center", va="center", fontsize=7.5, weight="bold")
+        axes.text(x, y - 0.06, detail, ha="center", va="center", fontsize=7, linespacing=1.15)
     for i, (a, b) in enumerate(zip(points, points[1:] + points[:1], strict=True)):
         leaves_kernel = not steps[(i + 1) % len(steps)][2] or not steps[i][2]
         axes.add_patch(
@@ -114,6 +114,6 @@ FIGURE = FigureSpec(
     evidence_class="schematic",
     inputs=["policy", "code.falsification.check_count"],
     plot=plot,
-    size=(6.4, 4.4),
-    width="92%",
+    size=(6.5, 4.6),
+    width="100%",
 )

@@ -60,4 +60,6 @@ FIGURE = FigureSpec(
     evidence_class="quality-gate",
     inputs=["gates.tests", "gates.coverage"],
     plot=plot,
+    size=(5.5, 2.6),
+    width="85%",
 )

@@ -49,7 +49,7 @@ def plot(ctx: FigureContext) -> Figure:
                 label=f"hazard {hazard:g}" if r == 0 else None,
             )
             for c in chosen:
-                axes.text(c["gate_score"], y + 0.06, str(c["missing"]), ha="center", va="bottom", fontsize=5.5)
+                axes.text(c["gate_score"], y + 0.06, str(c["missing"]), ha="center", va="bottom", fontsize=7)
     axes.set_yticks(range(len(rows)))
     axes.set_yticklabels([f"trust {t:g}\n{n} recent failures" for t, n in rows], fontsize=7.5)
     axes.set_ylim(-0.62, len(rows) - 0.38)
@@ -58,7 +58,7 @@ def plot(ctx: FigureContext) -> Figure:
     axes.axvline(execute, color="black", linestyle="--", linewidth=0.8)
     axes.set_xlabel("gate score (small numbers: missing completeness fields)")
     axes.grid(axis="y", visible=False)
-    axes.legend(loc="lower left", fontsize=7, framealpha=0.9, frameon=True)
+    axes.legend(loc="lower left", fontsize=7.5, framealpha=0.9, frameon=True)
     return figure
 
 
@@ -85,6 +85,6 @@ FIGURE = FigureSpec(
     evidence_class="deterministic-fixture",
     inputs=["landscape.cases", "policy.gate"],
     plot=plot,
-    size=(6.4, 3.6),
+    size=(6.5, 3.6),
     width="100%",
 )

@@ -4,19 +4,35 @@ from __future__ import annotations
 
 from typing import Any
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from figures import FigureContext, FigureSpec, with_sources
 from figures.style import OKABE_ITO, new_figure, not_measured
 
-ROWS = (
-    ("H1", "primary", "H1 failure rate: composite − always-execute"),
-    ("H2", "primary", "H2 probe score: same target − elsewhere"),
-    ("H2", "score", "H2 (secondary) actual score"),
-    ("H3", "vs_execute", "H3 HOLD→revise − execute"),
-    ("H3", "vs_refuse", "H3 HOLD→revise − refuse"),
-    ("H4", "primary", "H4 failure rate − random, same volume"),
-    ("H4", "vs_trust_ranked", "H4 (secondary) − trust-ranked, same volume"),
+UNITS = (  # one panel per unit of measurement, its comparisons top to bottom
+    (
+        "difference in failure rate (failures / executed)",
+        (
+            ("H1", "primary", "H1: composite − always execute"),
+            ("H4", "primary", "H4: − random, same volume"),
+            ("H4", "vs_trust_ranked", "H4 (secondary): − trust-ranked"),
+        ),
+    ),
+    (
+        "difference in gate score",
+        (
+            ("H2", "primary", "H2: probe, same target − elsewhere"),
+            ("H2", "score", "H2 (secondary): actual score"),
+        ),
+    ),
+    (
+        "difference in utility per held item",
+        (
+            ("H3", "vs_execute", "H3: HOLD→revise − execute"),
+            ("H3", "vs_refuse", "H3: HOLD→revise − refuse"),
+        ),
+    ),
 )
 VERDICT_COLOURS = {"supported": "bluish_green", "not supported": "vermillion", "inconclusive": "orange"}
 
@@ -25,43 +41,42 @@ def _verdict(h: dict[str, Any], comparison: str) -> str:
     return h["verdicts"].get(comparison) or h["verdict"] or "no data"
 
 
+def _row(axes: Axes, y: int, h: dict[str, Any], comparison: str) -> None:
+    c = h["comparisons"][comparison]
+    if c["estimate"] is None:
+        return
+    verdict = _verdict(h, comparison) if comparison in ("primary", "vs_execute", "vs_refuse") else "secondary"
+    colour = OKABE_ITO[VERDICT_COLOURS.get(verdict, "black")]
+    marker = "o" if verdict == "supported" else "X" if verdict == "not supported" else "D" if verdict == "inconclusive" else "s"
+    axes.errorbar(
+        [c["estimate"]],
+        [y],
+        xerr=[[c["estimate"] - c["ci_low"]], [c["ci_high"] - c["estimate"]]],
+        fmt=marker,
+        color=colour,
+        markersize=6,
+        capsize=3,
+        elinewidth=1.2,
+        markeredgecolor="black",
+    )
+    axes.text(1.02, y, f"{verdict} (n = {c['n_pairs']})", transform=axes.get_yaxis_transform(), va="center", fontsize=7.5)
+
+
 def plot(ctx: FigureContext) -> Figure:
-    """One row per comparison: estimate and interval, the zero line, the hypothesis' verdict."""
+    """One panel per unit (failure rate, score, utility); in each, a row per comparison with its interval and verdict."""
     study: dict[str, Any] = ctx.var("study")
     figure = new_figure(ctx.spec.size)
     if not study["present"]:
         return not_measured(figure, "no study artefact (output/research/study.json)")
-    axes = figure.add_subplot()
-    for y, (name, comparison, _label) in enumerate(ROWS):
-        h = study["hypotheses"][name]
-        c = h["comparisons"][comparison]
-        if c["estimate"] is None:
-            continue
-        verdict = _verdict(h, comparison) if comparison in ("primary", "vs_execute", "vs_refuse") else "secondary"
-        colour = OKABE_ITO[VERDICT_COLOURS.get(verdict, "black")]
-        marker = (
-            "o" if verdict == "supported" else "X" if verdict == "not supported" else "D" if verdict == "inconclusive" else "s"
-        )
-        axes.errorbar(
-            [c["estimate"]],
-            [y],
-            xerr=[[c["estimate"] - c["ci_low"]], [c["ci_high"] - c["estimate"]]],
-            fmt=marker,
-            color=colour,
-            markersize=6,
-            capsize=3,
-            elinewidth=1.2,
-            markeredgecolor="black",
-        )
-        axes.text(1.02, y, f"{verdict}  (n = {c['n_pairs']} runs)", transform=axes.get_yaxis_transform(), va="center", fontsize=7)
-    axes.axvline(0, color="black", linewidth=0.8)
-    axes.set_yticks(range(len(ROWS)))
-    axes.set_yticklabels([label for _, _, label in ROWS], fontsize=7)
-    axes.set_ylim(len(ROWS) - 0.5, -0.5)
-    axes.set_xlabel(
-        "paired difference (first minus second), pooled ratio of sums\nH1, H2 and H4 expect a negative difference, H3 a positive one"
-    )
-    axes.grid(axis="y", visible=False)
+    panels = figure.subplots(len(UNITS), 1, height_ratios=[len(rows) for _, rows in UNITS])
+    for axes, (unit, rows) in zip(panels, UNITS, strict=True):
+        for y, (name, comparison, _) in enumerate(rows):
+            _row(axes, y, study["hypotheses"][name], comparison)
+        axes.axvline(0, color="black", linewidth=0.8)
+        axes.set_yticks(range(len(rows)), [label for _, _, label in rows])
+        axes.set_ylim(len(rows) - 0.5, -0.5)
+        axes.set_xlabel(unit)
+        axes.grid(axis="y", visible=False)
     return figure
 
 
@@ -72,25 +87,28 @@ FIGURE = FigureSpec(
         "H1–H4 as paired differences between conditions (or between successors, for H2), each a ratio of sums pooled over "
         "<< study.parameters.runs >> runs with a << (study.parameters.confidence * 100) | round | int >>% paired percentile "
         "bootstrap interval over runs; the verdict follows from the interval's position relative to zero in the direction "
-        "the hypothesis expects. Secondary comparisons are shown without a verdict. Offline-synthetic."
+        "the hypothesis expects: below zero for H1, H2 and H4, above it for H3. One panel per unit, so failure rates, "
+        "scores and utilities are never read off one axis; n is the number of paired runs. Secondary comparisons are "
+        "shown without a verdict. Offline-synthetic."
         "<% else %>Not measured in this build: no study artefact (output/research/study.json).<% endif %>",
         __file__,
         "notebooks/05_research_study.ipynb",
         "colony/research/hypotheses.py",
     ),
-    alt="Forest plot of seven paired differences with intervals around a zero line, each labelled with a verdict.",
+    alt="Three stacked forest plots, one per unit, of seven paired differences with intervals around zero, each with a verdict.",
     description=(
-        "Seven rows, top to bottom: H1 (failure rate, composite minus always-execute), H2 (probe score at the same target "
-        "minus elsewhere, then the secondary actual-score comparison), H3 (HOLD then revise, minus executing at once and "
-        "minus refusing at once), and H4 (composite failure rate minus a random and minus a trust-ranked choice of the "
-        "same number of items). Each row shows the estimate as a marker with a horizontal interval; marker shape and colour "
+        "Three panels, each with its own horizontal axis and unit. The first, in failure rate, has H1 (composite minus "
+        "always-execute) and H4 (composite minus a random and minus a trust-ranked choice of the same number of items). "
+        "The second, in gate score, has H2 (probe score at the same target minus elsewhere, then the secondary "
+        "actual-score comparison). The third, in utility per held item, has H3 (HOLD then revise, minus executing at once "
+        "and minus refusing at once). Each row shows the estimate as a marker with a horizontal interval; marker shape and colour "
         "encode the verdict printed at the right (supported, not supported, inconclusive, or secondary), with the number of "
-        "paired runs. A vertical line marks zero; H1, H2 and H4 are supported when the whole interval lies below it, H3 "
+        "paired runs. A vertical line marks zero in each panel; H1, H2 and H4 are supported when the whole interval lies below it, H3 "
         "when it lies above."
     ),
     evidence_class="offline-synthetic",
     inputs=["study"],
     plot=plot,
-    size=(6.4, 3.2),
+    size=(6.5, 3.9),
     width="100%",
 )

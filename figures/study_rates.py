@@ -43,7 +43,7 @@ def plot(ctx: FigureContext) -> Figure:
             )
             numerator = m["numerator"]
             shown = f"{numerator:g}" if isinstance(numerator, float) else str(numerator)
-            axes.text(1.02, i, f"{shown}/{m['denominator']}", transform=axes.get_yaxis_transform(), va="center", fontsize=6.3)
+            axes.text(1.02, i, f"{shown}/{m['denominator']}", transform=axes.get_yaxis_transform(), va="center", fontsize=7)
         axes.set_title(f"{metric.replace('_', ' ')} ({label})", fontsize=7.8)
         axes.grid(axis="y", visible=False)
         if metric == "utility_per_item":
@@ -81,6 +81,6 @@ FIGURE = FigureSpec(
     evidence_class="offline-synthetic",
     inputs=["study"],
     plot=plot,
-    size=(6.4, 3.8),
+    size=(6.5, 3.8),
     width="100%",
 )

@@ -17,7 +17,9 @@ import matplotlib
 matplotlib.use("Agg")
 
 from cycler import cycler
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 __all__ = [
     "DECISION_COLOURS",
@@ -26,14 +28,17 @@ __all__ = [
     "LABEL_BOX",
     "LINESTYLES",
     "MARKERS",
+    "MIN_PRINTED_PT",
     "OKABE_ITO",
     "SERIES",
     "box_edge",
     "contrast_ratio",
+    "drawn_texts",
     "figure_style",
     "new_figure",
     "not_measured",
     "png_bytes",
+    "smallest_text",
 ]
 
 OKABE_ITO = {
@@ -51,6 +56,7 @@ SERIES = ("blue", "vermillion", "bluish_green", "reddish_purple", "orange", "bla
 LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 1)), (0, (3, 1, 1, 1, 1, 1)))
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 DPI = 200
+MIN_PRINTED_PT = 7.0  # no text of a figure may print smaller (the figures stage and validate check it)
 # gate decisions: one colour each (light fills keep printed labels readable), plus a hatch so print in grey still separates them
 DECISION_COLOURS = {"execute": "#9fd0ec", "hold": "#f5d58a", "refuse": "#ef9f73"}
 DECISION_HATCHES = {"execute": "", "hold": "..", "refuse": "//"}
@@ -58,9 +64,12 @@ LABEL_BOX = {"facecolor": "white", "alpha": 0.9, "edgecolor": "none", "pad": 1.5
 
 RC: Any = {  # Any: matplotlib types rcParams keys as a closed Literal set
     "font.family": "DejaVu Sans",
-    "font.size": 9,
-    "axes.titlesize": 10,
-    "axes.labelsize": 9,
+    "font.size": 8,
+    "axes.titlesize": 8.5,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7.5,
+    "ytick.labelsize": 7.5,
+    "legend.fontsize": 7.5,
     "axes.prop_cycle": cycler(color=[OKABE_ITO[n] for n in SERIES]) + cycler(linestyle=list(LINESTYLES)),
     "axes.spines.top": False,
     "axes.spines.right": False,
@@ -101,6 +110,35 @@ def not_measured(figure: Figure, what: str) -> Figure:
     axes.set_axis_off()
     axes.text(0.5, 0.5, f"not measured\n{what}", ha="center", va="center", fontsize=11, transform=axes.transAxes)
     return figure
+
+
+def drawn_texts(figure: Figure) -> list[Text]:
+    """Every visible, non-empty text of a drawn figure: titles, labels, legends, annotations and the
+    tick labels matplotlib actually placed (ticks outside the view keep stale label objects, which are skipped)."""
+    axes_list = [figure, *figure.axes]
+    tick_owned: set[int] = set()
+    placed: list[Text] = []
+    for axes in figure.axes:
+        for axis in axes.findobj(Axis):
+            for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
+                tick_owned.update(id(t) for t in (tick.label1, tick.label2))
+            placed += [*axis.get_ticklabels(), *axis.get_ticklabels(minor=True)]
+    loose = [t for owner in axes_list for t in owner.findobj(Text) if id(t) not in tick_owned]
+    unique = {id(t): t for t in [*loose, *placed]}
+    return [t for t in unique.values() if t.get_visible() and t.get_text().strip()]
+
+
+def smallest_text(figure: Figure) -> tuple[float, str]:
+    """(font size in points at the figure's own size, its text) of the smallest drawn text; (inf, "") if none.
+
+    The figure must have been drawn (``png_bytes`` draws it). Multiply by the printed width over
+    the figure's width to get the size on the page.
+    """
+    texts = drawn_texts(figure)
+    if not texts:
+        return math.inf, ""
+    smallest = min(texts, key=lambda t: t.get_fontsize())
+    return float(smallest.get_fontsize()), smallest.get_text()
 
 
 def png_bytes(figure: Figure) -> bytes:

@@ -53,7 +53,7 @@ def plot(ctx: FigureContext) -> Figure:
         axes.axhline(value, color="black", linestyle="--", linewidth=0.9)
         axes.text(-0.3, value + 0.012, f"{name} {value:g}", fontsize=7, va="bottom", ha="left", bbox=LABEL_BOX)
     axes.axvspan(-0.5, minimum - 0.5, color="#eeeeee", zorder=0)
-    axes.text((minimum - 1) / 2, 0.02, f"fewer than {minimum}\nproposals: SANDBOX", ha="center", va="bottom", fontsize=6.8)
+    axes.text((minimum - 1) / 2, 0.02, f"fewer than {minimum}\nproposals: SANDBOX", ha="center", va="bottom", fontsize=7.2)
     for p in promotions:
         axes.annotate(
             f"→ {p['to'].replace('_', ' ')}",
@@ -93,6 +93,6 @@ FIGURE = FigureSpec(
     evidence_class="deterministic-fixture",
     inputs=["trust.path", "trust.promotions", "policy.roles.ladder", "policy.roles.min_total_proposals", "policy.gate"],
     plot=plot,
-    size=(6.4, 3.6),
-    width="95%",
+    size=(6.5, 2.7),
+    width="100%",
 )

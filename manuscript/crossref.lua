@@ -10,6 +10,10 @@ References: @fig:x, [@tbl:x], @eq:x, @sec:x  ->  "Figure 1", "Table 1", "Equatio
 HTML: numbers are computed here, captions are prefixed and references become links.
 Typst: numbering is left to Typst (native @refs), but images carry their alt text and every
 math span carries its TeX source as alt text, so the PDF can be tagged (PDF/UA-1).
+Appendix: a Div with class "appendix" holds the appendix sections; its headings are lettered
+(A, A.1, B, ...), in HTML by a prefix here and in Typst by a heading numbering reset.
+Equations: in Typst the paragraph that introduces a display equation sticks to it, and the
+equation to what follows, so a floating figure never lands between a sentence and its equation.
 An unresolved reference becomes "??" and is reported on stderr as
 "crossref: unresolved reference @<id>"; the build's validation treats that as an error.
 Run it before --citeproc so citeproc never sees cross-reference keys.
@@ -21,6 +25,10 @@ local is_typst = FORMAT:match("typst") ~= nil
 local numbers = {}          -- id -> number text
 local counters = { fig = 0, tbl = 0, eq = 0 }
 local section_counts = {}
+local appendix_counts = {}
+local in_appendix = false
+local appendix_labels = {}  -- header identifier (or its text) -> printed label, for HTML prefixes
+local TYPST_APPENDIX = '#pagebreak(weak: true)\n#counter(heading).update(0)\n#set heading(numbering: "A.1")'
 
 local function kind_of(id)
   local kind = id:match("^(%a+):")
@@ -83,14 +91,23 @@ end
 
 -- pass 1: number every label in document order ------------------------------------------
 
+local function header_key(h)
+  if h.identifier ~= "" then return h.identifier end
+  return "text:" .. pandoc.utils.stringify(h.content)
+end
+
 local function number_header(h)
   if h.classes:includes("unnumbered") then return end
   local level = h.level
-  section_counts[level] = (section_counts[level] or 0) + 1
-  for deeper = level + 1, 9 do section_counts[deeper] = nil end
+  local counts = in_appendix and appendix_counts or section_counts
+  counts[level] = (counts[level] or 0) + 1
+  for deeper = level + 1, 9 do counts[deeper] = nil end
   local parts = {}
-  for i = 1, level do parts[#parts + 1] = tostring(section_counts[i] or 0) end
-  if h.identifier ~= "" then numbers[h.identifier] = table.concat(parts, ".") end
+  for i = 1, level do parts[#parts + 1] = tostring(counts[i] or 0) end
+  if in_appendix then parts[1] = string.char(64 + (counts[1] or 0)) end
+  local label = table.concat(parts, ".")
+  if h.identifier ~= "" then numbers[h.identifier] = label end
+  if in_appendix then appendix_labels[header_key(h)] = label end
 end
 
 local function equation_label(para)
@@ -105,7 +122,21 @@ local function equation_label(para)
   return nil
 end
 
+local number_part  -- defined below: numbers one top-level block
+
+local function is_appendix(block)
+  return block.t == "Div" and block.classes:includes("appendix")
+end
+
 local function number_blocks(doc)
+  for _, block in ipairs(doc.blocks) do
+    in_appendix = is_appendix(block)
+    number_part(pandoc.Pandoc({ block }))
+  end
+  in_appendix = false
+end
+
+number_part = function(doc)
   doc:walk({
     traverse = "topdown",
     Header = function(h) number_header(h) end,
@@ -199,6 +230,61 @@ local function rewrite_equation(p)
   return pandoc.Para({ pandoc.Span({ numbered }, pandoc.Attr(label, { "equation" })) })
 end
 
+-- appendix headings: lettered in HTML (prefix + unnumbered), a numbering reset in Typst -----
+
+local function letter_html_headers(div)
+  return div:walk({
+    Header = function(h)
+      local label = appendix_labels[header_key(h)]
+      if label == nil then return nil end
+      h.content:insert(1, pandoc.Space())
+      h.content:insert(1, pandoc.Span({ pandoc.Str(label) }, pandoc.Attr("", { "header-section-number" })))
+      h.classes:insert("unnumbered")
+      return h
+    end,
+  })
+end
+
+local function unwrap_appendix(blocks)
+  local out = pandoc.List()
+  for _, block in ipairs(blocks) do
+    if is_appendix(block) then
+      if is_typst then
+        out:insert(pandoc.RawBlock("typst", TYPST_APPENDIX))
+        out:extend(block.content)
+      else
+        out:insert(letter_html_headers(block))
+      end
+    else
+      out:insert(block)
+    end
+  end
+  return out
+end
+
+-- Typst: keep a display equation with the sentence before it and the text after it ----------
+
+local function is_equation_raw(block)
+  return block.t == "RawBlock" and block.format == "typst" and block.text:find("#[#set math.equation(", 1, true) == 1
+end
+
+local function stick_equations(blocks)
+  local out = pandoc.List()
+  for i, block in ipairs(blocks) do
+    local next_block = blocks[i + 1]
+    if block.t == "Para" and next_block ~= nil and is_equation_raw(next_block) then
+      out:insert(pandoc.RawBlock("typst", "#block(sticky: true)["))
+      out:insert(block)
+      out:insert(pandoc.RawBlock("typst", "]"))
+    elseif is_equation_raw(block) then
+      out:insert(pandoc.RawBlock("typst", "#block(sticky: true)[" .. block.text .. "]"))
+    else
+      out:insert(block)
+    end
+  end
+  return out
+end
+
 function Pandoc(doc)
   doc = doc:walk({ Inlines = html_anchors })
   number_blocks(doc)
@@ -227,5 +313,7 @@ function Pandoc(doc)
       return nil
     end,
   })
+  if is_typst then doc = doc:walk({ Blocks = stick_equations }) end
+  doc.blocks = unwrap_appendix(doc.blocks)
   return doc
 end

@@ -43,9 +43,25 @@ from scripts.stage import StageResult, stage_main
 from scripts.templating import make_environment
 from scripts.variables import load_snapshot
 
-__all__ = ["PAPER_FILES", "CompileReport", "figure_markdown", "pdf_timestamp", "render_manuscript", "run"]
+__all__ = [
+    "PAPER_FILES",
+    "CompileReport",
+    "figure_markdown",
+    "join_paper",
+    "page_counts",
+    "pdf_pages",
+    "pdf_timestamp",
+    "render_manuscript",
+    "run",
+]
 
 PAPER_FILES = ("paper.md", "metadata.yaml", "paper.html", "paper.typ", "paper.pdf", "compile_report.json")
+APPENDIX_OPEN = "::: {.appendix}\n"
+APPENDIX_CLOSE = ":::\n"
+# One source line per paragraph: pandoc escapes a wrapped line that starts with "-0.04" as "\-0.04", which
+# Typst prints with a hyphen, where it prints a minus sign before every other negative number.
+TYPST_OPTIONS = ("--to", "typst", "--wrap=none")
+REFERENCES_HEADING = "References"  # the unnumbered heading that ends the main text
 UNRESOLVED_PREFIX = "crossref: unresolved reference @"
 MISSING_CITATION = "Citeproc: citation "
 
@@ -121,6 +137,18 @@ def render_manuscript(manuscript: Manuscript, snapshot: dict[str, Any], registry
     return rendered
 
 
+def join_paper(rendered: dict[str, str], appendix: tuple[str, ...]) -> str:
+    r"""The main sections in order, then the appendix sections inside one ``appendix`` Div (lettered by the filter).
+
+    >>> join_paper({"a": "# A", "b": "# B"}, ("b",))
+    '# A\n\n\n::: {.appendix}\n\n\n# B\n\n\n:::\n'
+    """
+    main = [text.strip() + "\n" for name, text in rendered.items() if name not in appendix]
+    extra = [rendered[name].strip() + "\n" for name in appendix]
+    parts = main + ([APPENDIX_OPEN, *extra, APPENDIX_CLOSE] if extra else [])
+    return "\n\n".join(parts)
+
+
 def pdf_timestamp(snapshot: dict[str, Any]) -> int:
     """The PDF's fixed timestamp: the commit time, else ``SOURCE_DATE_EPOCH``, else 0."""
     commit_time = snapshot.get("git", {}).get("commit_time")
@@ -130,6 +158,7 @@ def pdf_timestamp(snapshot: dict[str, Any]) -> int:
 
 
 def _metadata(manuscript: Manuscript, snapshot: dict[str, Any], abstract: str) -> str:
+    margin = f"{manuscript.page.margin_in:g}in"
     data: dict[str, Any] = {
         "title": manuscript.title,
         "author": [a.name for a in manuscript.authors],
@@ -137,6 +166,8 @@ def _metadata(manuscript: Manuscript, snapshot: dict[str, Any], abstract: str) -
         "lang": "en",
         "link-citations": True,
         "version": manuscript.version or snapshot.get("project", {}).get("version", ""),
+        "papersize": manuscript.page.paper,
+        "margin": {"x": margin, "y": margin},
     }
     if manuscript.subtitle:
         data["subtitle"] = manuscript.subtitle
@@ -167,7 +198,7 @@ def _input_key(
             "pandoc": str(pypandoc.get_pandoc_version()),
             "typst": dist_version("typst"),
             "timestamp": timestamp,
-            "tool": code_digest("compile.py"),
+            "tool": code_digest("compile.py", "templating.py", "manuscript.py"),
         }
     )
 
@@ -185,7 +216,7 @@ def _compile(config: BuildConfig, manuscript: Manuscript, staging: Path, timesta
     if manuscript.css.is_file():
         html_args += ["--css", str(manuscript.css)]
     _pandoc(common + html_args, staging, report)
-    typst_args = ["--to", "typst", "--standalone", "-o", "paper.typ"]
+    typst_args = [*TYPST_OPTIONS, "--standalone", "-o", "paper.typ"]
     if manuscript.typst_header.is_file():
         typst_args += ["--include-in-header", str(manuscript.typst_header)]
     _pandoc(common + typst_args, staging, report)
@@ -217,7 +248,7 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     manuscript = load_manuscript(config)
     rendered = render_manuscript(manuscript, snapshot, registry)
     abstract = rendered.pop(ABSTRACT)
-    paper_md = "\n\n".join(text.strip() + "\n" for text in rendered.values())
+    paper_md = join_paper(rendered, manuscript.appendix_names)
     metadata = _metadata(manuscript, snapshot, abstract)
     timestamp = pdf_timestamp(snapshot)
     key = _input_key(config, manuscript, paper_md, metadata, registry, timestamp)
@@ -242,13 +273,18 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
         "unresolved_references": report.unresolved,
         "missing_citations": report.missing_citations,
         "outputs": {name: file_sha256(staging / name) for name in ("paper.html", "paper.pdf")},
+        "pages": page_counts(pdf_pages(staging / "paper.pdf")),
     }
     (staging / "compile_report.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     shutil.rmtree(final, ignore_errors=True)
     staging.replace(final)
     cache.store("compile", key, [final / name for name in PAPER_FILES])
-    pages = len(pdf_pages(final / "paper.pdf"))
-    return StageResult("compile", skipped=False, summary=f"paper.html, paper.pdf ({pages} pages)")
+    pages = summary["pages"]
+    return StageResult(
+        "compile",
+        skipped=False,
+        summary=f"paper.html, paper.pdf ({pages['total']} pages, main text {pages['main_text']})",
+    )
 
 
 def pdf_pages(path: Path) -> list[str]:
@@ -257,6 +293,17 @@ def pdf_pages(path: Path) -> list[str]:
     if proc.returncode != 0:
         raise BuildError("compile", f"pdftotext failed on {path.name}: {proc.stderr.strip()}")
     return proc.stdout.split("\f")[:-1] or [proc.stdout]
+
+
+def page_counts(pages: list[str]) -> dict[str, int | None]:
+    r"""Total pages, and the pages the main text occupies: up to and including the page where the
+    references begin (a line reading exactly ``References``); None when there is no such line.
+
+    >>> page_counts(["Intro", "more\n  References  \n[1] x", "A Appendix"])
+    {'total': 3, 'main_text': 2}
+    """
+    main = next((i + 1 for i, text in enumerate(pages) if REFERENCES_HEADING in (ln.strip() for ln in text.splitlines())), None)
+    return {"total": len(pages), "main_text": main}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,7 +1,9 @@
 """The manuscript's metadata file and the fixed names of its other inputs.
 
 ``manuscript/metadata.yaml`` holds the title, authors, keywords, licence, repository, the
-abstract (a template) and the ordered list of section templates. Beside it live
+abstract (a template), the ordered list of section templates of the main text, the ordered list
+of appendix templates (printed after the references, lettered A, B, …), the page geometry and
+the main text's page limit. Beside it live
 ``references.bib``, ``claims.yaml``, ``numbers_allowlist.yaml``, ``crossref.lua``,
 ``header.typ`` and ``paper.css``.
 """
@@ -19,9 +21,10 @@ import yaml
 from scripts.buildconfig import BuildConfig
 from scripts.errors import BuildError
 
-__all__ = ["ABSTRACT", "Author", "Manuscript", "load_manuscript"]
+__all__ = ["ABSTRACT", "Author", "Manuscript", "Page", "load_manuscript"]
 
 ABSTRACT = "metadata.yaml#abstract"
+PAPERS = {"us-letter": 8.5, "a4": 210 / 25.4}  # page width in inches of the papers the geometry accepts
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +42,24 @@ class Author:
 
 
 @dataclass(frozen=True, slots=True)
+class Page:
+    """The PDF's page: paper, side margins (inches) and the most pages the main text may fill.
+
+    >>> Page().text_width_in
+    6.5
+    """
+
+    paper: str = "us-letter"
+    margin_in: float = 1.0
+    main_text_limit: int = 20  # pages before the references; the validate stage fails above it
+
+    @property
+    def text_width_in(self) -> float:
+        """Width of the text block, which a figure's ``width`` percentage refers to."""
+        return PAPERS[self.paper] - 2 * self.margin_in
+
+
+@dataclass(frozen=True, slots=True)
 class Manuscript:
     """The parsed metadata plus the paths of the fixed inputs."""
 
@@ -53,6 +74,8 @@ class Manuscript:
     sections: tuple[Path, ...]
     version: str = ""  # optional label; default: [project] version in pyproject.toml
     date: str = ""  # optional YYYY-MM-DD; default: the built commit's date
+    appendix: tuple[Path, ...] = ()
+    page: Page = Page()
 
     @property
     def bibliography(self) -> Path:
@@ -79,11 +102,20 @@ class Manuscript:
         return self.directory / "paper.css"
 
     def templates(self) -> dict[str, str]:
-        """Every template source by name: the abstract first, then the sections in order."""
+        """Every template source by name: the abstract first, then the main sections, then the appendix."""
         sources = {ABSTRACT: self.abstract}
-        for path in self.sections:
-            sources[path.relative_to(self.directory).as_posix()] = path.read_text(encoding="utf-8")
+        for path in (*self.sections, *self.appendix):
+            sources[self.name_of(path)] = path.read_text(encoding="utf-8")
         return sources
+
+    def name_of(self, path: Path) -> str:
+        """A template's name: its path relative to the manuscript directory."""
+        return path.relative_to(self.directory).as_posix()
+
+    @property
+    def appendix_names(self) -> tuple[str, ...]:
+        """The names of the appendix templates, in order."""
+        return tuple(self.name_of(p) for p in self.appendix)
 
 
 def _text(data: dict[str, Any], key: str, *, required: bool = True) -> str:
@@ -112,14 +144,13 @@ def load_manuscript(config: BuildConfig) -> Manuscript:
         )
     if not authors:
         raise BuildError("manuscript", "metadata.yaml: at least one author is required")
-    sections = []
-    for name in data.get("sections") or []:
-        section = directory / str(name)
-        if not section.is_file():
-            raise BuildError("manuscript", f"metadata.yaml: section {name!r} does not exist")
-        sections.append(section)
+    sections = _templates(directory, data, "sections")
     if not sections:
         raise BuildError("manuscript", "metadata.yaml: sections must list at least one template")
+    appendix = _templates(directory, data, "appendix")
+    both = set(sections) & set(appendix)
+    if both:
+        raise BuildError("manuscript", f"metadata.yaml: {sorted(p.name for p in both)} listed in both sections and appendix")
     keywords = data.get("keywords") or []
     if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
         raise BuildError("manuscript", "metadata.yaml: keywords must be a list of strings")
@@ -135,7 +166,41 @@ def load_manuscript(config: BuildConfig) -> Manuscript:
         sections=tuple(sections),
         version=_text(data, "version", required=False),
         date=_date(data),
+        appendix=tuple(appendix),
+        page=_page(data),
     )
+
+
+def _templates(directory: Path, data: dict[str, Any], key: str) -> list[Path]:
+    value = data.get(key) or []
+    if not isinstance(value, list):
+        raise BuildError("manuscript", f"metadata.yaml: {key} must be a list of templates")
+    found = []
+    for name in value:
+        path = directory / str(name)
+        if not path.is_file():
+            raise BuildError("manuscript", f"metadata.yaml: {key} entry {name!r} does not exist")
+        found.append(path)
+    return found
+
+
+def _page(data: dict[str, Any]) -> Page:
+    value = data.get("page") or {}
+    if not isinstance(value, dict):
+        raise BuildError("manuscript", "metadata.yaml: page must be a mapping")
+    unknown = set(value) - {"paper", "margin_in", "main_text_limit"}
+    if unknown:
+        raise BuildError("manuscript", f"metadata.yaml: page: unknown keys {sorted(unknown)}")
+    page = Page(**value)
+    if page.paper not in PAPERS:
+        raise BuildError("manuscript", f"metadata.yaml: page.paper: {page.paper!r} is not one of {sorted(PAPERS)}")
+    margin = page.margin_in
+    if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 < margin < PAPERS[page.paper] / 4:
+        raise BuildError("manuscript", f"metadata.yaml: page.margin_in: {margin!r} is not a positive margin in inches")
+    limit = page.main_text_limit
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise BuildError("manuscript", f"metadata.yaml: page.main_text_limit: {limit!r} is not a positive number of pages")
+    return Page(page.paper, float(margin), limit)
 
 
 def _date(data: dict[str, Any]) -> str:

@@ -2,7 +2,10 @@
 
 A figure reruns only when its module, the figure framework (``figures/__init__.py``,
 ``figures/style.py``), matplotlib, or one of its *declared* inputs changed; the registry
-``output/figures/registry.json`` lists each figure's texts, evidence class, size and SHA-256.
+``output/figures/registry.json`` lists each figure's texts, evidence class, size, SHA-256 and
+the size its smallest text prints at (``min_font_pt``: matplotlib's font size scaled by the
+printed width over the drawn width; the validate stage requires at least
+:data:`figures.style.MIN_PRINTED_PT`).
 
 Run alone: ``python scripts/render_figures.py [--root DIR] [--force]``.
 """
@@ -26,16 +29,17 @@ import jinja2
 import figures as framework
 from colony.errors import ValidationError
 from figures import FigureContext, FigureSpec
-from figures.style import figure_style, png_bytes
+from figures.style import MIN_PRINTED_PT, figure_style, png_bytes, smallest_text
 from scripts.buildconfig import BuildConfig
 from scripts.cache import StageCache, code_digest, write_if_changed
 from scripts.errors import BuildError
 from scripts.hashing import digest_files, digest_mapping, file_sha256
+from scripts.manuscript import load_manuscript
 from scripts.stage import StageResult, stage_main
 from scripts.templating import make_environment, resolve_path, template_variables
 from scripts.variables import load_snapshot
 
-__all__ = ["LoadedFigure", "discover", "load_registry", "run"]
+__all__ = ["MIN_PRINTED_PT", "LoadedFigure", "discover", "draw_measured", "load_registry", "run"]
 
 SKIP_MODULES = frozenset({"__init__.py", "style.py"})
 FRAMEWORK_DIR = Path(framework.__file__).resolve().parent
@@ -125,11 +129,17 @@ def _figure_key(config: BuildConfig, figure: LoadedFigure, snapshot: dict[str, A
 def _render_text(env: jinja2.Environment, figure: LoadedFigure, name: str, snapshot: dict[str, Any]) -> str:
     try:
         return env.from_string(getattr(figure.spec, name)).render(snapshot).strip()
-    except jinja2.TemplateError as exc:
+    except (jinja2.TemplateError, TypeError) as exc:
         raise BuildError("figures", f"{figure.path.name}: {name}: {type(exc).__name__}: {exc}") from exc
 
 
 def _draw(config: BuildConfig, figure: LoadedFigure, snapshot: dict[str, Any]) -> bytes:
+    """The figure's PNG bytes (what the stage writes), without its cache."""
+    return draw_measured(config, figure, snapshot)[0]
+
+
+def draw_measured(config: BuildConfig, figure: LoadedFigure, snapshot: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
+    """The PNG bytes and the smallest drawn text: ``{"smallest_drawn_pt", "smallest_text"}`` at the drawing's size."""
     ctx = FigureContext(figure.spec, snapshot, config.out.root)
     with figure_style():
         try:
@@ -141,7 +151,9 @@ def _draw(config: BuildConfig, figure: LoadedFigure, snapshot: dict[str, Any]) -
         if drawn is None or not hasattr(drawn, "savefig"):
             raise BuildError("figures", f"{figure.path.name}: plot must return a matplotlib Figure")
         drawn.set_size_inches(*figure.spec.size)
-        return png_bytes(drawn)
+        png = png_bytes(drawn)  # draws: tick labels exist from here on
+        size, text = smallest_text(drawn)
+        return png, {"smallest_drawn_pt": size if size != float("inf") else None, "smallest_text": text}
 
 
 def run(config: BuildConfig, *, force: bool = False) -> StageResult:
@@ -153,17 +165,23 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     out_dir = config.out.figures
     out_dir.mkdir(parents=True, exist_ok=True)
     shared = _shared_key_parts()  # the same for every figure: hashed once per run
+    text_width = load_manuscript(config).page.text_width_in
     rendered: list[str] = []
     entries: list[dict[str, Any]] = []
     for figure in figures:
         spec = figure.spec
         png = out_dir / f"{spec.id}.png"
+        fonts_file = out_dir / f"{spec.id}.fonts.json"
         key = _figure_key(config, figure, snapshot, shared)
         texts = {name: _render_text(env, figure, name, snapshot) for name in ("caption", "alt", "description")}
-        if force or cache.lookup(f"figure-{spec.id}", key) is None:
-            png.write_bytes(_draw(config, figure, snapshot))
-            cache.store(f"figure-{spec.id}", key, [png])
+        if force or cache.lookup(f"figure-{spec.id}", key) is None or not fonts_file.is_file():
+            image, fonts = draw_measured(config, figure, snapshot)
+            png.write_bytes(image)
+            fonts_file.write_text(json.dumps(fonts, sort_keys=True) + "\n", encoding="utf-8")
+            cache.store(f"figure-{spec.id}", key, [png, fonts_file])
             rendered.append(spec.id)
+        fonts = json.loads(fonts_file.read_text(encoding="utf-8"))
+        drawn_pt = fonts.get("smallest_drawn_pt")
         entries.append(
             {
                 "id": spec.id,
@@ -177,10 +195,12 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
                 "width": spec.width,
                 "bytes": png.stat().st_size,
                 "sha256": file_sha256(png),
+                "min_font_pt": None if drawn_pt is None else round(drawn_pt * spec.printed_scale(text_width), 2),
+                "min_font_text": fonts.get("smallest_text", ""),
             }
         )
-    keep = {f"{e['id']}.png" for e in entries}
-    removed = [p for p in out_dir.glob("*.png") if p.name not in keep]
+    keep = {f"{e['id']}{suffix}" for e in entries for suffix in (".png", ".fonts.json")}
+    removed = [p for p in [*out_dir.glob("*.png"), *out_dir.glob("*.fonts.json")] if p.name not in keep]
     for stale in removed:
         stale.unlink()
     registry = {"schema": 1, "count": len(entries), "figures": entries}

@@ -74,7 +74,18 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
     FixtureCommand(
         "benchmarks",
         lambda pkg: (pkg.parent / "benchmarks" / "__main__.py").is_file(),
-        lambda c: [sys.executable, "-m", "benchmarks", "kernel", "falsification", "attestation", "mcp", "gateway", "--quick", "--missing"],
+        lambda c: [
+            sys.executable,
+            "-m",
+            "benchmarks",
+            "kernel",
+            "falsification",
+            "attestation",
+            "mcp",
+            "gateway",
+            "--quick",
+            "--missing",
+        ],
         lambda c: [],
     ),
     # the real-history study: checks each committed dataset against its manifest (fails closed on a

@@ -3,6 +3,14 @@
 Delimiters: ``<< expr >>`` for values, ``<% block %>`` for logic, ``<# comment #>``, so pandoc's
 ``{#fig:x}`` labels pass through untouched. Any undefined name or attribute fails the render.
 
+Whitespace: a block tag alone on its line takes its line ending with it (``trim_blocks``), but a
+block tag that ends a line of text keeps the line ending, so ``refusing.<% if x %>`` followed by
+a new line never glues the next sentence to the last (:func:`keep_text_line_endings`).
+
+Printed values: a boolean printed into the text is an error (say what it means, or use
+``yesno`` in a table cell), and a "Can say: … Cannot say: …" scope note is printed as a
+sentence (:func:`scope_sentence`).
+
 >>> env = make_environment()
 >>> env.from_string("![x](a.png){#fig:a} << v | fmt3 >>").render(v=0.5)
 '![x](a.png){#fig:a} 0.500'
@@ -16,13 +24,77 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import jinja2
+import jinja2.ext
 from jinja2 import nodes
 from jinja2.meta import find_undeclared_variables
 
-__all__ = ["FILTERS", "GLOBAL_NAMES", "make_environment", "template_variables", "resolve_path"]
+__all__ = [
+    "FILTERS",
+    "GLOBAL_NAMES",
+    "keep_text_line_endings",
+    "make_environment",
+    "resolve_path",
+    "scope_sentence",
+    "template_variables",
+]
 
 GLOBAL_NAMES = frozenset({"figure"})
 HEX = re.compile(r"^[0-9a-f]+$")
+TAG = re.compile(r"<%.*?%>|<#.*?#>", re.DOTALL)
+ANY_TAG = re.compile(r"<%.*?%>|<#.*?#>|<<.*?>>", re.DOTALL)
+SCOPE = re.compile(r"^\s*Can say:\s*(?P<can>.+?)\.?\s+Cannot say:\s*(?P<cannot>.+?)\.?\s*$", re.DOTALL)
+
+
+def keep_text_line_endings(source: str) -> str:
+    """Mark each block tag that ends a line of literal text ``+%>``, so ``trim_blocks`` keeps that line's ending.
+
+    A line whose only content is tags and ``<< expressions >>`` keeps jinja's usual trimming, so
+    macros and table loops render exactly as before.
+
+    >>> keep_text_line_endings("for refusing.<% if x %>\\nThis\\n<% endif %>\\n")
+    'for refusing.<% if x +%>\\nThis\\n<% endif %>\\n'
+    """
+    out: list[str] = []
+    done = 0
+    for match in TAG.finditer(source):
+        tag = match.group(0)
+        if not tag.startswith("<%") or tag.endswith(("-%>", "+%>")) or source[match.end() : match.end() + 1] != "\n":
+            continue
+        line_start = source.rfind("\n", 0, match.start()) + 1
+        before = ANY_TAG.sub("", source[line_start : match.start()])
+        if before.strip():  # literal text precedes the tag on its line: that line's ending is prose
+            out.append(source[done : match.end() - 2] + "+%>")
+            done = match.end()
+    out.append(source[done:])
+    return "".join(out)
+
+
+def scope_sentence(value: str) -> str:
+    """A "Can say: A. Cannot say: B." note as one sentence; any other text unchanged.
+
+    >>> scope_sentence("Can say: whether x helps here. Cannot say: why.")
+    'This comparison can show whether x helps here; it cannot show why.'
+    """
+    match = SCOPE.match(value)
+    if match is None:
+        return value
+    return f"This comparison can show {match['can'].strip()}; it cannot show {match['cannot'].strip()}."
+
+
+def _finalize(value: Any) -> Any:
+    """What every ``<< expr >>`` prints: no bare booleans; scope notes as sentences."""
+    if isinstance(value, bool):
+        raise TypeError(f"a boolean ({value}) is printed into the text: write what it means, or use | yesno in a table")
+    if isinstance(value, str):
+        return scope_sentence(value)
+    return value
+
+
+class _TextLineEndings(jinja2.ext.Extension):
+    """Applies :func:`keep_text_line_endings` to every template source before parsing."""
+
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        return keep_text_line_endings(source)
 
 
 def _number(value: Any, name: str) -> float:
@@ -112,6 +184,8 @@ def make_environment(loader: jinja2.BaseLoader | None = None) -> jinja2.Environm
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_finalize,
+        extensions=[_TextLineEndings],
     )
     env.filters.update(FILTERS)
     return env

@@ -5,8 +5,10 @@ Checks, all reported together in ``output/validate/report.json``:
 * the outputs are current (no stale marker, the manifest matches the snapshot);
 * no unresolved template variable, cross-reference or citation, in Markdown, HTML or PDF;
 * every registered figure is included and referenced, matches its PNG, and carries alt text;
-* no number is typed into prose or figure texts unless allow-listed (:mod:`scripts.literals`);
-* every claim in ``claims.yaml`` is well formed and its evidence paths exist in the project.
+* no number is typed into prose, figure texts or threat rows unless allow-listed (:mod:`scripts.literals`);
+* every claim in ``claims.yaml`` is well formed and its evidence paths exist in the project;
+* no text artefact in the prose: glued sentences, booleans standing for values (:mod:`scripts.prose`);
+* the main text fits its page limit, and no figure prints text smaller than the minimum size.
 
 Run alone: ``python scripts/validate.py [--root DIR] [--force]``.
 """
@@ -34,7 +36,8 @@ from scripts.errors import BuildError
 from scripts.hashing import digest_files, digest_mapping, file_sha256
 from scripts.literals import load_allowlist, numeric_values, scan
 from scripts.manuscript import Manuscript, load_manuscript
-from scripts.render_figures import discover, load_registry
+from scripts.prose import check_prose, prose_paragraphs
+from scripts.render_figures import MIN_PRINTED_PT, discover, load_registry
 from scripts.stage import StageResult, stage_main
 from scripts.status import require_current
 from scripts.variables import load_snapshot
@@ -267,7 +270,47 @@ def _check_literals(config: BuildConfig, manuscript: Manuscript, snapshot: dict[
     for figure in discover(config):
         for field in ("caption", "alt", "description"):
             found += scan(f"{config.rel(figure.path)}#{field}", getattr(figure.spec, field), allowed, known)
+    for row in snapshot.get("threats", {}).get("rows", []):  # threat rows print claims.yaml text as prose
+        for field in ("name", "prevents", "not_prevented"):
+            found += scan(f"claims.yaml#{row['claim']}.threat.{field}", row[field], allowed, known)
     return [str(f) for f in found]
+
+
+def _check_prose(config: BuildConfig) -> list[str]:
+    html = config.out.paper / "paper.html"
+    return (
+        check_prose(prose_paragraphs(html.read_text(encoding="utf-8")))
+        if html.is_file()
+        else [f"{config.rel(html)} does not exist"]
+    )
+
+
+def _check_pages(config: BuildConfig, manuscript: Manuscript) -> list[str]:
+    path = config.out.paper / "compile_report.json"
+    if not path.is_file():
+        return [f"{config.rel(path)} does not exist"]
+    pages = json.loads(path.read_text(encoding="utf-8")).get("pages") or {}
+    main, limit = pages.get("main_text"), manuscript.page.main_text_limit
+    if main is None:
+        return ["paper.pdf: no page starts the references, so the main text's length is unknown"]
+    if main > limit:
+        return [
+            f"paper.pdf: the main text fills {main} pages, more than the limit of {limit} (metadata.yaml page.main_text_limit)"
+        ]
+    return []
+
+
+def _check_figure_fonts(config: BuildConfig) -> list[str]:
+    problems = []
+    for entry in load_registry(config)["figures"]:
+        smallest = entry.get("min_font_pt")
+        if not isinstance(smallest, int | float):
+            problems.append(f"figure {entry['id']}: the registry records no printed font size")
+        elif smallest < MIN_PRINTED_PT:
+            problems.append(
+                f"figure {entry['id']}: text {entry.get('min_font_text', '')!r} prints at {smallest:.1f} pt, below {MIN_PRINTED_PT:g} pt"
+            )
+    return problems
 
 
 def _input_key(config: BuildConfig, manuscript: Manuscript) -> str:
@@ -278,7 +321,7 @@ def _input_key(config: BuildConfig, manuscript: Manuscript) -> str:
             "figures": digest_files(config.root, [out.figures]),
             "sources": digest_files(config.root, [config.manuscript, config.figures]),
             "evidence": _evidence_state(config, manuscript),
-            "tool": code_digest("validate.py", "literals.py", "compile.py"),
+            "tool": code_digest("validate.py", "literals.py", "compile.py", "prose.py"),
         }
     )
 
@@ -299,6 +342,9 @@ def run(config: BuildConfig, *, force: bool = False, in_build: bool = False) -> 
         ("figures", lambda: _check_figures(config)),
         ("literals", lambda: _check_literals(config, manuscript, snapshot)),
         ("claims", lambda: check_claims(config, manuscript)),
+        ("prose", lambda: _check_prose(config)),
+        ("pages", lambda: _check_pages(config, manuscript)),
+        ("figure_fonts", lambda: _check_figure_fonts(config)),
     ]
     results: list[dict[str, Any]] = []
     for name, check in checks:

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from colony.cli import main
+from colony.config import default_policy
 from colony.errors import ValidationError
+from colony.hold_profile import hold_profile, verdicts_by_tick, verdicts_by_trust
 from colony.replay import (
     SAME_TARGET,
     UNRELATED_TARGET,
@@ -196,3 +198,70 @@ def test_cli_bad_trust_exits_two_naming_the_field(tmp_path: Path, capsys: pytest
     assert main(["replay", "--agent-trust", "2", "--output", str(out)]) == 2
     assert "agent_trust" in capsys.readouterr().err
     assert not out.exists()
+
+
+# ---------------------------------------------------------------- the hold profile: how long, and for whom
+
+
+def _closed_form_ticks(strength: float, policy) -> tuple[int, int]:
+    """(ticks in a hazard band, tick the trace is gone) for a FAILURE trace of ``strength``, from the policy alone."""
+    eps = getattr(policy.pheromone.decay_per_tick, policy.pheromone.signal_defaults.failure)
+    medium, eta = policy.gate.hazard_medium, policy.pheromone.extinction_epsilon
+    in_band = sum(1 for n in range(10_000) if strength - n * eps >= medium - 1e-9)
+    gone = next(n for n in range(10_000) if strength - n * eps <= eta)
+    return in_band, gone
+
+
+def test_the_hold_ends_long_before_the_trace_is_gone(record: dict) -> None:
+    """Regression: the paper said the HOLD lasts 'until the trace has decayed, 10 ticks later'; it lasts one tick."""
+    one = record["hold"]["by_failures"][0]
+    assert one["tightened_ticks"] == 1 and one["restored_at_tick"] == 1 and one["trace_gone_at_tick"] == 10
+    assert [t["decision"] for t in one["ticks"]] == ["hold"] + ["execute"] * 10
+    assert [t["failure"] for t in one["ticks"]][:3] == [3.0, 2.7, 2.4]
+
+
+def test_each_number_of_reports_holds_as_long_as_the_bands_and_the_decay_predict(record: dict) -> None:
+    policy = default_policy()
+    effective = policy.outcome.failure_strength * policy.pheromone.source_multipliers.test
+    runs = record["hold"]["by_failures"]
+    assert [r["failures"] for r in runs] == [1, 2, 3]
+    for run in runs:
+        strength = min(policy.pheromone.max_strength, effective * run["failures"])
+        in_band, gone = _closed_form_ticks(strength, policy)
+        assert (run["tightened_ticks"], run["restored_at_tick"], run["trace_gone_at_tick"]) == (in_band, in_band, gone)
+        held = [t["tick"] for t in run["ticks"] if t["decision"] == "hold"]
+        assert held == list(range(in_band)), run["failures"]
+        assert run["ticks"][-1]["failure"] == 0.0 and run["ticks"][-1]["decision"] == "execute"
+
+
+def test_one_report_flips_the_verdict_exactly_between_the_trust_floor_and_full_credit(record: dict) -> None:
+    gate = default_policy().gate
+    flip = record["hold"]["by_trust"]["flip"]
+    assert (flip["low"], flip["high_exclusive"], flip["contiguous"]) == (gate.trust_hard_floor, gate.trust_full_credit, True)
+    for point in record["hold"]["by_trust"]["grid"]:
+        flips = (point["before"], point["after"]) == ("execute", "hold")
+        assert flips == (gate.trust_hard_floor <= point["trust"] < gate.trust_full_credit), point
+        if point["trust"] >= gate.trust_full_credit:
+            assert point["before"] == point["after"] == "execute" and point["after_score"] < point["before_score"]
+
+
+def test_a_coarse_trust_grid_reports_the_range_it_can_see() -> None:
+    sweep = verdicts_by_trust(steps=6, policy=default_policy())  # 0, 0.2, 0.4, 0.6, 0.8, 1.0
+    assert [g["trust"] for g in sweep["grid"]] == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert sweep["flip"] == {"low": 0.4, "high_exclusive": 0.6, "points": 1, "contiguous": True}
+    assert sweep["outcomes"] == {"execute->execute": 3, "execute->hold": 1, "refuse->refuse": 2}
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda p: verdicts_by_tick(0, agent_trust=0.5, policy=p), "failures"),
+        (lambda p: verdicts_by_tick(True, agent_trust=0.5, policy=p), "failures"),
+        (lambda p: verdicts_by_trust(steps=1, policy=p), "steps"),
+        (lambda p: hold_profile(agent_trust=0.5, policy=p, max_failures=0, trust_steps=11), "max_failures"),
+    ],
+)
+def test_bad_hold_profile_arguments_are_clear_errors(call, field: str) -> None:
+    with pytest.raises(ValidationError) as err:
+        call(default_policy())
+    assert err.value.field == field

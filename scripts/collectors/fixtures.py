@@ -1,4 +1,4 @@
-"""Values read from the code by probes in a fresh interpreter: inventory, MCP paired locality, tamper tests.
+"""Values read from the code by probes in a fresh interpreter: inventory, MCP paired locality, tamper tests, threats.
 
 Each probe (:mod:`scripts.collectors.probes`) imports the project's package and prints JSON;
 a package without the parts a probe needs yields ``available: false`` rather than a value.
@@ -13,11 +13,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from scripts.collectors import CollectContext, collector
 from scripts.errors import BuildError
 
 TOOLS_ROOT = Path(__file__).resolve().parents[2]  # where ``scripts`` lives (also for a project elsewhere)
 PROBE_TIMEOUT = 300
+ROW_FIELDS = {  # the texts a claim's row carries in claims.yaml, by kind of row
+    "threat": ("name", "measure", "prevents", "not_prevented"),
+    "departure": ("what", "reference", "colony"),
+}
 
 
 def _probe(ctx: CollectContext, name: str) -> dict[str, Any]:
@@ -60,3 +66,55 @@ def mcp_paired(ctx: CollectContext) -> dict[str, Any]:
 def attestation(ctx: CollectContext) -> dict[str, Any]:
     """An intact attested chain, the statuses of tampered copies, and refused misuse."""
     return _probe(ctx, "tamper")
+
+
+@collector("threats", inputs=("{package}", "environment", "{manuscript}/claims.yaml"))
+def threats(ctx: CollectContext) -> dict[str, Any]:
+    """The threat model: each threat's row from the claim ledger, and what each lie buys against this code."""
+    measured = _probe(ctx, "threats")
+    rows = ledger_rows(ctx.config.manuscript / "claims.yaml", "threat")
+    available = bool(measured.get("available"))
+    return {
+        "available": available,
+        "reason": None if available else str(measured.get("reason", "")),
+        "measured": measured,
+        "rows": rows,
+        "count": len(rows),
+    }
+
+
+@collector("departures", inputs=("{manuscript}/claims.yaml",))
+def departures(ctx: CollectContext) -> dict[str, Any]:
+    """Where colony departs from its reference design: one row per claim with a ``departure`` entry."""
+    rows = ledger_rows(ctx.config.manuscript / "claims.yaml", "departure")
+    return {"rows": rows, "count": len(rows)}
+
+
+def ledger_rows(path: Path, kind: str) -> list[dict[str, Any]]:
+    """The claims that carry a ``kind`` entry (``threat`` or ``departure``), in their declared order, with their tests.
+
+    Each row has the claim's id, status and tests and the entry's fields (:data:`ROW_FIELDS`), whitespace folded.
+    """
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise BuildError("variables", f"cannot read {path.name}: {exc}") from exc
+    fields = ROW_FIELDS[kind]
+    rows = []
+    for claim in data.get("claims") or []:
+        entry = claim.get(kind) if isinstance(claim, dict) else None
+        if not isinstance(entry, dict):
+            continue
+        missing = [k for k in fields if not str(entry.get(k, "")).strip()]
+        if missing:
+            raise BuildError("variables", f"{path.name}: {claim.get('id')}: {kind} needs {', '.join(missing)}")
+        rows.append(
+            {
+                "claim": claim["id"],
+                "status": claim.get("status"),
+                "tests": list(claim.get("tests") or []),
+                **{k: " ".join(str(entry[k]).split()) for k in fields},
+                "order": int(entry.get("order", 0)),
+            }
+        )
+    return sorted(rows, key=lambda r: (r["order"], r["claim"]))

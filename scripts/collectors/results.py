@@ -8,6 +8,7 @@ its own entries.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from scripts.collectors import CollectContext, collector
@@ -43,6 +44,7 @@ def paired(ctx: CollectContext) -> dict[str, Any]:
         }
     assertions = record.get("assertions") or {}
     return {
+        "hold": _hold(record.get("hold") or {}),
         "present": bool(replay.get("present")),
         "file_sha256": replay.get("file_sha256"),
         "record_sha256": record.get("record_sha256"),
@@ -59,6 +61,26 @@ def paired(ctx: CollectContext) -> dict[str, Any]:
         "assertions": assertions,
         "assertion_count": len(assertions),
         "assertions_passed": sum(1 for ok in assertions.values() if ok is True),
+    }
+
+
+def _hold(hold: dict[str, Any]) -> dict[str, Any]:
+    """How long the HOLD lasts after 1, 2, … reports, and the trust range over which one report flips the verdict."""
+    by_failures = [
+        pick(b, ("failures", "tightened_ticks", "restored_at_tick", "trace_gone_at_tick"))
+        | {"before": dig(b, "before", "decision"), "ticks": list(b.get("ticks") or [])}
+        for b in hold.get("by_failures") or []
+    ]
+    by_trust = hold.get("by_trust") or {}
+    one = by_failures[0] if by_failures else dict.fromkeys(("tightened_ticks", "restored_at_tick", "trace_gone_at_tick"))
+    return {
+        "present": bool(by_failures),
+        "by_failures": by_failures,
+        "one": one,
+        "trust_steps": by_trust.get("steps"),
+        "trust_grid": list(by_trust.get("grid") or []),
+        "flip": by_trust.get("flip") or dict.fromkeys(("low", "high_exclusive", "points", "contiguous")),
+        "trust_outcomes": by_trust.get("outcomes") or {},
     }
 
 
@@ -188,3 +210,36 @@ def links(ctx: CollectContext) -> dict[str, Any]:
     commit = dig(ctx.snapshot, "git", "commit")
     ref = commit if isinstance(commit, str) and commit else "main"
     return {"repository": repository, "ref": ref, "source": f"{repository}/blob/{ref}/"}
+
+
+@collector("hazard_holds", inputs=("{output}/research/traces.jsonl",))
+def hazard_holds(ctx: CollectContext) -> dict[str, Any]:
+    """The study's first-attempt HOLDs for hazard in the composite runs, split by the channel that was in the band.
+
+    Read from the per-attempt traces. A record gives the larger of RISK and FAILURE as ``hazard``;
+    the split needs ``risk`` and ``failure`` too, and is None when the traces do not carry them.
+    """
+    path = ctx.config.out.root / "research" / "traces.jsonl"
+    medium = dig(ctx.snapshot, "policy", "gate", "hazard_medium")
+    empty = {"present": False, "holds": None, "split_recorded": False, "from_risk": None, "from_failure": None, "from_both": None}
+    if not path.is_file() or not isinstance(medium, int | float):
+        return empty
+    holds = []
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            rec = json.loads(line)
+            if rec.get("record") != "attempt" or rec.get("condition") != "composite" or rec.get("phase") != "measured":
+                continue
+            if rec.get("attempt") == 0 and rec.get("decision") == "hold" and rec.get("budget_ok") and rec["hazard"] >= medium:
+                holds.append(rec)
+    split = all("risk" in r and "failure" in r for r in holds)
+    risk = [r["risk"] >= medium for r in holds] if split else []
+    failure = [r["failure"] >= medium for r in holds] if split else []
+    return {
+        "present": True,
+        "holds": len(holds),
+        "split_recorded": split,
+        "from_risk": sum(1 for a, b in zip(risk, failure, strict=True) if a and not b) if split else None,
+        "from_failure": sum(1 for a, b in zip(risk, failure, strict=True) if b and not a) if split else None,
+        "from_both": sum(1 for a, b in zip(risk, failure, strict=True) if a and b) if split else None,
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from colony.falsification import CHECKS
 from colony.mcp_tools import TOOL_NAMES
 from colony.models import AttackVector
 from scripts.buildconfig import BuildConfig
+from scripts.collectors import CollectContext, load_collectors
 
 pytestmark = pytest.mark.xdist_group("manuscript")
 
@@ -96,3 +98,37 @@ def test_a_package_without_the_parts_is_unavailable_not_invented() -> None:
         )
         result = json.loads(proc.stdout)
         assert result["available"] is False and "json." in result["reason"], probe
+
+
+def test_hazard_holds_count_what_the_study_counts(complete: tuple[BuildConfig, dict[str, Any]]) -> None:
+    _, snapshot = complete
+    holds = snapshot["hazard_holds"]
+    assert holds["present"] and holds["holds"] == snapshot["study"]["hypotheses"]["H3"]["hold_reasons"].get("hazard", 0)
+    if not holds["split_recorded"]:
+        assert holds["from_risk"] is holds["from_failure"] is holds["from_both"] is None
+
+
+def test_hazard_holds_split_by_channel_when_the_traces_carry_both(complete: tuple[BuildConfig, dict[str, Any]], tmp_path) -> None:
+    config, snapshot = complete
+    (tmp_path / "research").mkdir()
+    base = {"record": "attempt", "condition": "composite", "phase": "measured", "attempt": 0, "decision": "hold"}
+    rows = [
+        {**base, "budget_ok": True, "hazard": 3.0, "risk": 0.5, "failure": 3.0},
+        {**base, "budget_ok": True, "hazard": 3.2, "risk": 3.2, "failure": 1.0},
+        {**base, "budget_ok": True, "hazard": 6.0, "risk": 6.0, "failure": 3.0},
+        {**base, "budget_ok": False, "hazard": 9.0, "risk": 9.0, "failure": 9.0},  # held for budget
+        {**base, "budget_ok": True, "hazard": 1.0, "risk": 1.0, "failure": 0.0},  # held, but not for hazard
+        {**base, "condition": "static_trust", "budget_ok": True, "hazard": 9.0, "risk": 9.0, "failure": 0.0},
+    ]
+    lines = [json.dumps({"fields": {}})] + [json.dumps(r) for r in rows]
+    (tmp_path / "research" / "traces.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    local = dataclasses.replace(config, output_dir=str(tmp_path))
+    result = load_collectors()["hazard_holds"].func(CollectContext(local, {"policy": snapshot["policy"]}))
+    assert result == {
+        "present": True,
+        "holds": 3,
+        "split_recorded": True,
+        "from_risk": 1,
+        "from_failure": 1,
+        "from_both": 1,
+    }

@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from figures import FigureContext
+from figures.style import MIN_PRINTED_PT
 from scripts import render_figures
 from scripts.buildconfig import BuildConfig
+from scripts.manuscript import load_manuscript
 from scripts.render_figures import _draw as draw  # the stage's own drawing, without its cache
 
 LINK = re.compile(r"<a href=\"(https?://\S+?/blob/\w+/(figures/\w+\.py))\">(figures/\w+\.py)</a>")
@@ -46,7 +48,7 @@ def test_every_figure_renders_with_a_source_link_and_enough_of_them(complete: tu
 def test_figures_are_byte_reproducible(complete: tuple[BuildConfig, dict[str, Any]]) -> None:
     config, snapshot = complete
     for figure in render_figures.discover(config):
-        if figure.spec.id in ("gate_landscape", "attestation_chain", "replay_states"):
+        if figure.spec.id in ("gate_landscape", "hold_profile", "pheromone_decay"):
             assert draw(config, figure, snapshot) == draw(config, figure, snapshot), figure.spec.id
 
 
@@ -68,3 +70,36 @@ def test_a_figure_reading_an_undeclared_value_fails(complete: tuple[BuildConfig,
     narrowed = dataclasses.replace(figure.spec, inputs=[i for i in figure.spec.inputs if i != "trust.path"])
     with pytest.raises(Exception, match="without declaring"):
         narrowed.plot(FigureContext(narrowed, snapshot, config.out.root))
+
+
+def test_every_figure_prints_its_smallest_text_at_the_minimum_size_or_larger(
+    complete: tuple[BuildConfig, dict[str, Any]],
+) -> None:
+    config, snapshot = complete
+    text_width = load_manuscript(config).page.text_width_in
+    sizes = {}
+    for figure in render_figures.discover(config):
+        _, fonts = render_figures.draw_measured(config, figure, snapshot)
+        sizes[figure.spec.id] = (fonts["smallest_drawn_pt"] * figure.spec.printed_scale(text_width), fonts["smallest_text"])
+    small = {fid: (round(pt, 2), text) for fid, (pt, text) in sizes.items() if pt < MIN_PRINTED_PT}
+    assert not small, f"text printed below {MIN_PRINTED_PT} pt: {small}"
+    render_figures.run(config)  # the stage records the same size in its registry
+    registry = {e["id"]: e for e in render_figures.load_registry(config)["figures"]}
+    for fid, (pt, _) in sizes.items():
+        assert registry[fid]["min_font_pt"] == round(pt, 2), fid
+
+
+def test_the_font_check_sees_tick_labels_and_the_printed_width(complete: tuple[BuildConfig, dict[str, Any]]) -> None:
+    config, snapshot = complete
+    figure = next(f for f in render_figures.discover(config) if f.spec.id == "trust_path")
+
+    def tiny(ctx: FigureContext) -> Any:
+        drawn = figure.spec.plot(ctx)
+        drawn.axes[0].tick_params(labelsize=4)
+        return drawn
+
+    shrunk = dataclasses.replace(figure, spec=dataclasses.replace(figure.spec, plot=tiny))
+    _, fonts = render_figures.draw_measured(config, shrunk, snapshot)
+    assert fonts["smallest_drawn_pt"] == 4
+    wide = dataclasses.replace(figure.spec, size=(figure.spec.size[0] * 2, figure.spec.size[1]))
+    assert wide.printed_scale(6.5) == pytest.approx(figure.spec.printed_scale(6.5) / 2)

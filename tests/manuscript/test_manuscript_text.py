@@ -193,4 +193,7 @@ def test_metadata_lives_in_one_file(complete: tuple[BuildConfig, dict[str, Any]]
     config, _ = complete
     manuscript = load_manuscript(config)
     assert manuscript.title and manuscript.authors and manuscript.keywords and manuscript.license
-    assert [p.name for p in manuscript.sections] == sorted(p.name for p in (ROOT / "manuscript" / "sections").glob("*.md.j2"))
+    listed = [p.name for p in (*manuscript.sections, *manuscript.appendix)]
+    assert sorted(listed) == sorted(p.name for p in (ROOT / "manuscript" / "sections").glob("*.md.j2"))
+    assert len(set(listed)) == len(listed), "a template is listed twice"
+    assert manuscript.sections[-1].name == "99_references.md.j2", "the main text ends with the references"

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-__all__ = ["import_part", "run_probe"]
+__all__ = ["MissingPart", "import_part", "run_probe"]
 
 
 class MissingPart(Exception):

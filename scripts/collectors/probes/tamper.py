@@ -3,7 +3,8 @@
 One proposal runs the whole attested lifecycle through a kernel in ``required`` mode with a
 state file (calibration, proposal, verdict, authorization, receipt, outcome). Each tamper case
 edits a fresh copy of that file with plain SQL — as a writer bypassing the ledger would — and
-records the statuses ``validate()`` reports. Misuse cases call the kernel's API a second time
+records the statuses ``validate()`` reports; ``other_key`` checks the unedited chain with
+another key, which is a different question and not counted among the tampered copies. Misuse cases call the kernel's API a second time
 (or out of order) and record the refusal's status and whether the chain is still valid after it.
 Run ``python -m scripts.collectors.probes.tamper [package]``.
 """
@@ -75,6 +76,14 @@ class Chain:
         kernel.record_execution_receipt("p1", {"execution_id": "exe-p1", "exit_code": 0}, "executor")
         kernel.record_attested_outcome(p, {"summary": "targeted tests pass"}, True)
         return verdict
+
+    def build(self) -> Any:
+        """Write the intact attested run to :attr:`path` and return its verdict."""
+        kernel = self.kernel(self.path)
+        try:
+            return self.run_lifecycle(kernel)
+        finally:
+            kernel.close()
 
     def validate(self, path: Path, signer: Any | None = None) -> dict[str, Any]:
         with self.att.AttestationLedger.open_read_only(path, signer=signer or self.signer) as ledger:
@@ -194,15 +203,17 @@ def tamper_cases(chain: Chain) -> list[dict[str, Any]]:
     case("second_outcome_forged", "a second outcome forged with the genuine key", second_outcome)
     case("foreign_signature", "an event appended under another key", foreign_signature)
     case("relinked", "an event chained to an earlier event's hash", relink)
-    path = chain.copy("wrong_key")
-    cases.append(
-        {
-            "name": "wrong_key",
-            "description": "the intact chain checked with another key",
-            **chain.validate(path, chain.att.HMACSigner(OTHER_KEY, key_id=KEY_ID)),
-        }
-    )
     return cases
+
+
+def other_key(chain: Chain) -> dict[str, Any]:
+    """The intact, unedited chain checked with another key: not a tampered copy, a verifier holding the wrong key."""
+    path = chain.copy("wrong_key")
+    return {
+        "name": "wrong_key",
+        "description": "the intact chain checked with another key",
+        **chain.validate(path, chain.att.HMACSigner(OTHER_KEY, key_id=KEY_ID)),
+    }
 
 
 def misuse_cases(chain: Chain, kernel: Any) -> list[dict[str, Any]]:
@@ -260,15 +271,12 @@ def describe(package: str) -> dict[str, Any]:
     """Build the intact chain, then the tamper and misuse cases."""
     with tempfile.TemporaryDirectory(prefix="colony-tamper-") as tmp:
         chain = Chain(package, Path(tmp))
-        kernel = chain.kernel(chain.path)
-        try:
-            verdict = chain.run_lifecycle(kernel)
-        finally:
-            kernel.close()
+        verdict = chain.build()
         intact = chain.validate(chain.path)
         with chain.att.AttestationLedger.open_read_only(chain.path, signer=chain.signer) as reader:
             events = [e.event_type.value for e in reader.events("probe-run")]
         tampered = tamper_cases(chain)
+        wrong_key = other_key(chain)
         kernel = chain.kernel(chain.copy("misuse"))
         try:
             misuse = misuse_cases(chain, kernel)
@@ -285,6 +293,7 @@ def describe(package: str) -> dict[str, Any]:
         "tamper": tampered,
         "tamper_count": len(tampered),
         "tamper_detected": len(detected),
+        "other_key": wrong_key,
         "misuse": misuse,
         "misuse_count": len(misuse),
         "misuse_refused": sum(1 for m in misuse if m["refused"]),
