@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.colony-installed
 
-.PHONY: setup build test bench lock clean
+.PHONY: setup build test bench lock clean sweep
 
 setup: $(STAMP)
 
@@ -28,8 +28,13 @@ build: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m benchmarks
 
+# the full sensitivity sweep of the synthetic study (Dask LocalCluster; SCHEDULER=ADDRESS for a real cluster);
+# writes output/benchmarks/sweep.json, which the build reads instead of running its reduced grid
+sweep: $(STAMP)
+	$(PY) -m colony.cli benchmark sweep $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
+
 lock:
-	$(PYTHON) -m uv pip compile --universal --python-version 3.11 --extra dev --extra docs --extra formal pyproject.toml -o requirements.lock
+	$(PYTHON) -m uv pip compile --universal --python-version 3.11 --extra dev --extra docs --extra formal --extra research pyproject.toml -o requirements.lock
 
 clean:
 	rm -rf output/* $(VENV) .pytest_cache .ruff_cache .mypy_cache
