@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from colony.config import Policy
-from colony.research.hypotheses import h1_failure_rate, h2_locality, h3_hold_value, h4_matched_volume
+from colony.research.hypotheses import h1_failure_rate, h2_locality, h3_hold_value, h4_matched_volume, holm
 from colony.research.metrics import (
     bootstrap_ratio,
     brier_score,
@@ -125,7 +125,9 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy)
     boot: dict[str, Any] = {"seed": seed, "samples": a.bootstrap_samples, "confidence": a.confidence}
     conditions = list(cfg.conditions.order)
     utility = (cfg.utility.success, cfg.utility.failure, cfg.utility.not_executed)
-    items = item_dispositions(records, utility=utility, revision_cost=cfg.hold.revision_cost)
+    items = item_dispositions(
+        records, utility=utility, revision_cost=cfg.hold.revision_cost, delay_cost=cfg.hold.delay_cost_per_tick
+    )
     counts = run_counts(items.values())
     runs = sorted({run for (_c, run) in counts})
     for c in conditions:
@@ -141,7 +143,7 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy)
             dens = [counts[(c, r)][den] for r in runs]
             pooled[name] = {**bootstrap_ratio(nums, dens, label=f"{c}:{name}", **boot), "meaning": meaning}
         totals = {k: sum(counts[(c, r)][k] for r in runs) for k in COUNT_FIELDS}
-        per_condition[c] = {"per_run": per_run, "totals": totals, "metrics": pooled}
+        per_condition[c] = {"per_run": per_run, "totals": totals, "metrics": pooled, "per_run_failure_rate": _run_rates(counts, c, runs)}
 
     paired: dict[str, Any] = {}
     for c in conditions[1:]:
@@ -160,7 +162,7 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy)
             runs,
             utility=utility,
             revision_cost=cfg.hold.revision_cost,
-            hazard_medium=policy.gate.hazard_medium,
+            delay_cost=cfg.hold.delay_cost_per_tick,
             **boot,
         ),
         "H4": h4_matched_volume(items, counts, runs, **boot),
@@ -176,5 +178,43 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy)
             "by_baseline": paired,
         },
         "hypotheses": hypotheses,
+        "holm": holm(hypotheses, alpha=1.0 - a.confidence),
+        "mixed_model": _mixed(items, conditions, a.confidence, seed),
         "calibration": _calibration(items, cfg),
     }
+
+
+def _run_rates(counts: dict[tuple[str, int], dict[str, float]], c: str, runs: Sequence[int]) -> dict[str, Any]:
+    """Each run's own failure rate; a run that executed nothing has an undefined rate, listed, never dropped silently."""
+    rates = {r: (counts[(c, r)]["failures"] / counts[(c, r)]["executed"] if counts[(c, r)]["executed"] else None) for r in runs}
+    defined = [v for v in rates.values() if v is not None]
+    return {
+        "by_run": [{"run": r, "value": v} for r, v in rates.items()],
+        "runs_without_execution": [r for r, v in rates.items() if v is None],
+        "defined_runs": len(defined),
+        "mean_of_defined_runs": sum(defined) / len(defined) if defined else None,
+        "note": "the pooled rate weights runs by their executions, so a run with none does not enter it; it is listed here",
+    }
+
+
+def _mixed(
+    items: dict[tuple[str, int, str], dict[str, Any]], conditions: Sequence[str], confidence: float, seed: int
+) -> dict[str, Any]:
+    """The mixed logistic model, composite against always-execute and against static trust, on executed items."""
+    from colony.errors import ValidationError
+    from colony.research.mixed import mixed_logit
+
+    rows = [
+        {"condition": it["condition"], "run": it["run"], "agent_id": it["agent_id"], "failed": it["disposition"] == "executed_failed"}
+        for it in items.values()
+        if it["disposition"].startswith("executed")
+    ]  # fmt: skip
+    out: dict[str, Any] = {}
+    for other in ("always_execute", "static_trust"):
+        if other not in conditions:
+            continue
+        try:
+            out[f"composite_vs_{other}"] = mixed_logit(rows, "composite", other, confidence=confidence, seed=seed)
+        except ValidationError as exc:
+            out[f"composite_vs_{other}"] = {"error": str(exc)}
+    return out

@@ -102,9 +102,13 @@ class WorkItem:
     def measured(self) -> bool:
         return self.phase == "measured"
 
-    def proposal(self, *, attempt: int, created_at: float) -> ActionProposal:
-        """The ActionProposal for this item; attempt ``n > 0`` is the n-th revision (every element supplied)."""
-        complete = attempt > 0
+    def proposal(self, *, attempt: int, created_at: float, complete: bool | None = None) -> ActionProposal:
+        """The ActionProposal for attempt ``n`` of this item (``n > 0``: the n-th re-proposal).
+
+        ``complete`` (default: ``attempt > 0``) supplies every missing element: rollback plan,
+        tests, metrics and scope.
+        """
+        complete = attempt > 0 if complete is None else complete
         f = self._fields
         return ActionProposal(
             agent_id=self.agent_id,
@@ -120,9 +124,9 @@ class WorkItem:
             created_at=created_at,
         )
 
-    def p_fail_for(self, attempt: int) -> float:
-        """Hidden failure probability of the proposal made at ``attempt``."""
-        return self.p_fail if attempt == 0 else self.p_fail_revised
+    def p_fail_for(self, *, complete: bool) -> float:
+        """Hidden failure probability of the proposal as first made, or with every element supplied."""
+        return self.p_fail_revised if complete else self.p_fail
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -22,7 +22,10 @@ def test_packaged_defaults_are_the_papers_trial_structure() -> None:
     cfg = load_study_config()
     s = cfg.study
     assert (s.runs, s.agents, s.items, s.warmup_ticks) == (20, 5, 50, 10)
-    assert cfg.conditions.order == ("composite", "static_trust", "budget_only", "always_execute")
+    assert cfg.conditions.order[:4] == ("composite", "static_trust", "budget_only", "always_execute")
+    assert {"oracle", "hazard_only", "learned", "composite_no_hazard", "composite_no_completeness",
+            "composite_no_trust_tier", "composite_no_proposal_deposits"} <= set(cfg.conditions.order)  # fmt: skip
+    assert cfg.study.attestation is True
     assert cfg.analysis.bootstrap_samples == 2000 and cfg.analysis.confidence == 0.95
     assert study_config_path().name == "research.yaml"
 
@@ -66,6 +69,10 @@ _DELETE = object()
         ("conditions.order", ["composite", "static_trust", "budget_only"], "conditions.order"),
         ("conditions.order", ["static_trust", "composite", "budget_only", "always_execute"], "conditions.order"),
         ("conditions.static_trust_threshold", 1.2, "conditions.static_trust_threshold"),
+        ("conditions.order", ["composite", "static_trust", "budget_only", "always_execute", "oracle", "oracle"], "conditions.order"),
+        ("conditions.hazard_only_ticks", 0, "conditions.hazard_only_ticks"),
+        ("hold.delay_cost_per_tick", -0.1, "hold.delay_cost_per_tick"),
+        ("study.attestation", "yes", "study.attestation"),
         ("utility.failure", 5.0, "utility"),
         ("analysis.bootstrap_samples", 50, "analysis.bootstrap_samples"),
         ("analysis.coverage_levels", [0.0, 0.5], "analysis.coverage_levels"),
@@ -115,3 +122,15 @@ def test_unreadable_and_invalid_files(tmp_path: Path) -> None:
     bad.write_text("study: [unclosed", encoding="utf-8")
     with pytest.raises(ConfigError, match="invalid YAML"):
         load_study_config(bad)
+
+
+def test_with_values_sets_dotted_keys_and_rejects_unknown_ones() -> None:
+    cfg = load_study_config()
+    changed = cfg.with_values({"workload.ground_truth.fragile_target": 0.0, "hold.max_wait_ticks": 4})
+    assert changed.workload.ground_truth.fragile_target == 0.0 and changed.hold.max_wait_ticks == 4
+    assert cfg.workload.ground_truth.fragile_target != 0.0  # the original is untouched
+    with pytest.raises(ConfigError) as info:
+        cfg.with_values({"workload.ground_truth.no_such": 1.0})
+    assert info.value.key == "workload.ground_truth.no_such"
+    with pytest.raises(ConfigError):
+        cfg.with_values({"hold.max_wait_ticks": 0})
