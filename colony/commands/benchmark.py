@@ -5,6 +5,10 @@ writes ``workload.json`` (+ manifest), ``traces.jsonl`` and ``study.json`` under
 (default ``output/research``), printing progress per run and a summary at the end.
 ``colony benchmark analyze --traces FILE [--check STUDY]`` recomputes the analysis from the
 traces alone; with ``--check`` it exits 1 unless it equals the study file's analysis.
+``colony benchmark sweep [--grid full|reduced] [--workers N | --scheduler ADDRESS | --serial]``
+runs the sensitivity grid of ``research.yaml`` on Dask (a LocalCluster by default) and writes
+its verdict distributions (full grid: ``output/benchmarks/sweep.json``, where the build reads
+it; reduced grid: ``output/research/sweep.json``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 from colony.errors import ValidationError
 
 DEFAULT_OUTPUT = "output/research"
+SWEEP_OUTPUT = {"full": "output/benchmarks/sweep.json", "reduced": "output/research/sweep.json"}
 
 
 def _integer(minimum: int, what: str) -> Callable[[str], int]:
@@ -55,7 +60,8 @@ def register(subparsers: Any) -> None:
     run.add_argument("--warmup-ticks", type=int, help="warm-up ticks before measurement (default 10)")
     run.add_argument("--seed", type=_seed, help="base seed (default: research.yaml)")
     run.add_argument("--bootstrap-samples", type=_positive, help="bootstrap resamples (default 2000, at least 100)")
-    run.add_argument("--parallel", type=_positive, default=1, help="worker processes (results do not depend on it)")
+    run.add_argument("--parallel", type=_positive, default=1, help="Dask worker processes (results do not depend on it)")
+    run.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS instead of a LocalCluster")
     run.add_argument("--output", default=DEFAULT_OUTPUT, help=f"output directory (default {DEFAULT_OUTPUT})")
     run.add_argument("--config", help="a research.yaml to use instead of the packaged one")
     run.add_argument("--no-verify", action="store_true", help="skip the differential, invariant and formal checks")
@@ -67,6 +73,16 @@ def register(subparsers: Any) -> None:
     analyze.add_argument("--check", metavar="STUDY", help="compare with this study.json's analysis; exit 1 if different")
     analyze.add_argument("--output", help="write the recomputed analysis here (JSON)")
     analyze.set_defaults(func=analyze_command)
+    sweep = actions.add_parser("sweep", help="sensitivity sweep: H1-H4 verdicts across the research.yaml grid, on Dask")
+    sweep.add_argument("--grid", choices=("full", "reduced"), default="full", help="which grid (default full)")
+    sweep.add_argument("--workers", type=_positive, default=2, help="LocalCluster worker processes (default 2)")
+    sweep.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://host:8786) instead")
+    sweep.add_argument("--serial", action="store_true", help="no Dask: run the cells one after another")
+    sweep.add_argument("--output", help="result file (default: by grid, " + ", ".join(f"{k}: {v}" for k, v in SWEEP_OUTPUT.items()) + ")")
+    sweep.add_argument("--if-no-full", action="store_true", help=f"do nothing when {SWEEP_OUTPUT['full']} exists (the build)")
+    sweep.add_argument("--config", help="a research.yaml to use instead of the packaged one")
+    sweep.add_argument("--quiet", action="store_true", help="no progress lines")
+    sweep.set_defaults(func=sweep_command)
 
     def usage(args: argparse.Namespace) -> int:
         parser.print_help()
@@ -108,11 +124,14 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(
             f"benchmark: {s.runs} runs x {s.agents} agents x {s.items} items (+{s.warmup_ticks} warm-up ticks), "
-            f"4 conditions, seed {s.seed}, parallel {args.parallel}",
+            f"{len(cfg.conditions.order)} conditions, seed {s.seed}, "
+            + (f"Dask scheduler {args.scheduler}" if args.scheduler else f"parallel {args.parallel}"),
             file=sys.stderr,
             flush=True,
         )
-    out = run_study(cfg, output_dir=args.output, parallel=args.parallel, verify=not args.no_verify, progress=progress)
+    out = run_study(
+        cfg, output_dir=args.output, parallel=args.parallel, scheduler=args.scheduler, verify=not args.no_verify, progress=progress
+    )
     elapsed = time.perf_counter() - start
     info = headline(out.results)
     info["files"] = {k: str(v) for k, v in out.paths.items()}
@@ -153,4 +172,49 @@ def analyze_command(args: argparse.Namespace) -> int:
         print(json.dumps({"traces": args.traces, "study": args.check, "identical": same}))
         return 0 if same else 1
     print(json.dumps({"traces": args.traces, "hypotheses": {h: v["verdict"] for h, v in analysis["hypotheses"].items()}}))
+    return 0
+
+
+def sweep_command(args: argparse.Namespace) -> int:
+    """Run the sensitivity grid; progress on stderr; the result file; a one-line summary."""
+    import os
+    from contextlib import nullcontext
+    from pathlib import Path
+
+    from colony.research.distributed import dask_client
+    from colony.research.seeding import canonical_json
+    from colony.research.study_config import load_study_config
+    from colony.research.sweep import run_sweep, sweep_cells
+
+    if args.serial and args.scheduler:
+        raise ValidationError("--serial", "cannot be combined with --scheduler")
+    root = Path(os.environ.get("COLONY_OUTPUT", "output"))
+    full = root / "benchmarks" / "sweep.json"
+    if args.if_no_full and full.is_file():
+        print(json.dumps({"skipped": True, "reason": f"{full} exists"}))
+        return 0
+    default_out = root / SWEEP_OUTPUT[args.grid].removeprefix("output/")
+    out = Path(args.output) if args.output else default_out
+    cfg = load_study_config(args.config)
+    total = len(sweep_cells(cfg, args.grid))
+    start = time.perf_counter()
+
+    def progress(done: int, n: int, cell: dict[str, Any]) -> None:
+        if not args.quiet:
+            elapsed = time.perf_counter() - start
+            print(f"sweep: {done}/{n} cells, {cell['setting']} seed {cell['seed_index']}: "
+                  + " ".join(f"{h}={v}" for h, v in cell["verdicts"].items()) + f"  {elapsed:.1f} s", file=sys.stderr, flush=True)  # fmt: skip
+
+    where = "serial" if args.serial else args.scheduler or f"LocalCluster({args.workers} workers)"
+    if not args.quiet:
+        print(f"sweep: {args.grid} grid, {total} cells on {where}", file=sys.stderr, flush=True)
+    opened = nullcontext(None) if args.serial else dask_client(workers=args.workers, scheduler=args.scheduler)
+    with opened as client:
+        result = run_sweep(cfg, grid=args.grid, client=client, progress=progress)
+    elapsed = time.perf_counter() - start
+    result["timing"] = {"seconds": round(elapsed, 3), "engine": where, "cells": total, "load_average": list(os.getloadavg())}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(canonical_json(result, indent=1) + "\n", encoding="utf-8")
+    flips = result["summary"]["flips"]
+    print(json.dumps({"grid": args.grid, "cells": total, "seconds": round(elapsed, 1), "flips": len(flips), "output": str(out)}))
     return 0

@@ -118,8 +118,12 @@ def _calibration(items: dict[tuple[str, int, str], dict[str, Any]], cfg: StudyCo
     return out
 
 
-def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy) -> dict[str, Any]:
-    """Every table, interval and hypothesis test of the study, from its trace records."""
+def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy, *, light: bool = False) -> dict[str, Any]:
+    """Every table, interval and hypothesis test of the study, from its trace records.
+
+    ``light`` (the sweep's cells) keeps the rates and H1–H4 with Holm, and skips the per-item
+    table, the paired differences, the mixed model and the calibration.
+    """
     a = cfg.analysis
     seed = cfg.study.seed
     boot: dict[str, Any] = {"seed": seed, "samples": a.bootstrap_samples, "confidence": a.confidence}
@@ -146,7 +150,7 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy)
         per_condition[c] = {"per_run": per_run, "totals": totals, "metrics": pooled, "per_run_failure_rate": _run_rates(counts, c, runs)}
 
     paired: dict[str, Any] = {}
-    for c in conditions[1:]:
+    for c in conditions[1:] if not light else ():
         paired[c] = {}
         for name in PAIRED_METRICS:
             num, den, _ = METRICS[name]
@@ -167,6 +171,9 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy)
         ),
         "H4": h4_matched_volume(items, counts, runs, **boot),
     }
+    if light:
+        return {"runs": runs, "conditions": conditions, "per_condition": per_condition, "hypotheses": hypotheses,
+                "holm": holm(hypotheses, alpha=1.0 - a.confidence)}  # fmt: skip
     return {
         "runs": runs,
         "conditions": conditions,

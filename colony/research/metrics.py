@@ -230,6 +230,8 @@ def _bca(
     """
     from scipy import stats
 
+    if len(data[0]) < 2:
+        return None, None, "none (one unit: no interval)", np.empty(0)
     rng = np.random.default_rng(derive_seed(seed, "bootstrap", len(data[0]), samples))
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore")

@@ -91,6 +91,27 @@ class StudyOutputs:
     proposals: int
 
 
+def preregistration() -> dict[str, Any]:
+    """The committed preregistration (``colony/config/preregistration_synthetic.yaml``): hash, endpoint, and
+    whether the hypotheses and directions this analysis tests are the ones it declares."""
+    from importlib import resources
+
+    import yaml
+
+    from colony.research.hypotheses import EXPECT
+
+    path = Path(str(resources.files("colony") / "config" / "preregistration_synthetic.yaml"))
+    data = path.read_bytes()
+    declared = yaml.safe_load(data)
+    directions = {h: v["direction"] for h, v in declared["hypotheses"].items()}
+    return {
+        "file": f"colony/config/{path.name}",
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "primary_endpoint": declared["primary_endpoint"],
+        "matches_analysis": directions == EXPECT and declared["primary_endpoint"]["direction"] == EXPECT["H1"],
+    }
+
+
 @lru_cache(maxsize=1)
 def code_digest() -> str:
     """SHA-256 over the colony package's Python sources (sorted relative path + bytes).
@@ -236,6 +257,7 @@ def _run_study(
             "workload": manifest,
             "traces": {"file": traces_path.name, "sha256": sha256_file(traces_path), "records": len(records)},
         },
+        "preregistration": preregistration(),
         "design": DESIGN,
         "conditions": {c.name: c.description for c in conditions},
         "learned_model": next((c.model.to_dict() for c in conditions if hasattr(c, "model")), None),

@@ -24,6 +24,7 @@ from typing import Any
 from colony.config import config_dir, read_yaml, require_keys
 from colony.errors import ConfigError
 from colony.models import COST_FIELDS
+from colony.research.sweep_config import SweepSection, parse_sweep
 
 __all__ = [
     "CONDITION_NAMES",
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 RESEARCH_FILE = "research.yaml"
-CONDITION_NAMES = ("composite", "static_trust", "budget_only", "always_execute")  # required in every study
+CONDITION_NAMES = ("composite", "always_execute")  # required in every study (H1 compares them)
 MISSING_ELEMENTS = ("rollback_plan", "evidence", "tests", "metrics")
 
 
@@ -145,6 +146,7 @@ class StudyConfig:
     utility: UtilitySection
     probe: ProbeSection
     analysis: AnalysisSection
+    sweep: SweepSection
     source: str = "<data>"
 
     def to_dict(self) -> dict[str, Any]:
@@ -177,6 +179,7 @@ class StudyConfig:
             "utility": dataclasses.asdict(self.utility),
             "probe": dataclasses.asdict(self.probe),
             "analysis": {**dataclasses.asdict(self.analysis), "coverage_levels": list(self.analysis.coverage_levels)},
+            "sweep": self.sweep.to_dict(),
         }
 
     def with_overrides(
@@ -400,8 +403,9 @@ def parse_study_config(data: Any, *, source: str = "<data>") -> StudyConfig:
     )
     if any(c <= 0 for c in analysis.coverage_levels):
         raise ConfigError("analysis.coverage_levels", "levels must be > 0", path=source)
+    sweep = parse_sweep(raw["sweep"], source)
     return StudyConfig(
-        schema, study, _workload(raw["workload"], source), calibration, conditions, hold, utility, probe, analysis, source
+        schema, study, _workload(raw["workload"], source), calibration, conditions, hold, utility, probe, analysis, sweep, source
     )
 
 
