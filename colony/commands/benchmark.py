@@ -78,7 +78,9 @@ def register(subparsers: Any) -> None:
     sweep.add_argument("--workers", type=_positive, default=2, help="LocalCluster worker processes (default 2)")
     sweep.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://host:8786) instead")
     sweep.add_argument("--serial", action="store_true", help="no Dask: run the cells one after another")
-    sweep.add_argument("--output", help="result file (default: by grid, " + ", ".join(f"{k}: {v}" for k, v in SWEEP_OUTPUT.items()) + ")")
+    sweep.add_argument(
+        "--output", help="result file (default: by grid, " + ", ".join(f"{k}: {v}" for k, v in SWEEP_OUTPUT.items()) + ")"
+    )
     sweep.add_argument("--if-no-full", action="store_true", help=f"do nothing when {SWEEP_OUTPUT['full']} exists (the build)")
     sweep.add_argument("--config", help="a research.yaml to use instead of the packaged one")
     sweep.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -130,7 +132,12 @@ def run_command(args: argparse.Namespace) -> int:
             flush=True,
         )
     out = run_study(
-        cfg, output_dir=args.output, parallel=args.parallel, scheduler=args.scheduler, verify=not args.no_verify, progress=progress
+        cfg,
+        output_dir=args.output,
+        parallel=args.parallel,
+        scheduler=args.scheduler,
+        verify=not args.no_verify,
+        progress=progress,
     )
     elapsed = time.perf_counter() - start
     info = headline(out.results)

@@ -147,7 +147,12 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy,
             dens = [counts[(c, r)][den] for r in runs]
             pooled[name] = {**bootstrap_ratio(nums, dens, label=f"{c}:{name}", **boot), "meaning": meaning}
         totals = {k: sum(counts[(c, r)][k] for r in runs) for k in COUNT_FIELDS}
-        per_condition[c] = {"per_run": per_run, "totals": totals, "metrics": pooled, "per_run_failure_rate": _run_rates(counts, c, runs)}
+        per_condition[c] = {
+            "per_run": per_run,
+            "totals": totals,
+            "metrics": pooled,
+            "per_run_failure_rate": _run_rates(counts, c, runs),
+        }
 
     paired: dict[str, Any] = {}
     for c in conditions[1:] if not light else ():

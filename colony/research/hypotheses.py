@@ -321,9 +321,6 @@ def holm(hypotheses: dict[str, dict[str, Any]], *, alpha: float) -> dict[str, An
             continue
         i = names.index(n)
         unadjusted = hypotheses[n]["verdict"]
-        if adjusted[i] <= alpha:
-            after = "supported"
-        else:
-            after = "not supported" if unadjusted == "not supported" else "inconclusive"
+        after = "supported" if adjusted[i] <= alpha else "not supported" if unadjusted == "not supported" else "inconclusive"
         out["tests"][n] = {"p": raw[i], "p_holm": adjusted[i], "verdict": after}
     return out

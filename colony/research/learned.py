@@ -67,7 +67,9 @@ class LearnedModel:
 
     def predict(self, x: Sequence[float]) -> float:
         """Predicted failure probability of one feature vector."""
-        z = self.intercept + sum(c * (v - m) / s for c, v, m, s in zip(self.coefficients, x, self.means, self.scales, strict=True))
+        z = self.intercept + sum(
+            c * (v - m) / s for c, v, m, s in zip(self.coefficients, x, self.means, self.scales, strict=True)
+        )
         return 1.0 / (1.0 + math.exp(-z))
 
     def to_dict(self) -> dict[str, Any]:

@@ -44,8 +44,12 @@ def mixed_logit(rows: Sequence[dict[str, Any]], first: str, second: str, *, conf
 
     data = pd.DataFrame(
         [
-            {"failed": int(r["failed"]), "first": int(r["condition"] == first), "run": f"r{r['run']}",
-             "agent": f"r{r['run']}:{r['agent_id']}"}
+            {
+                "failed": int(r["failed"]),
+                "first": int(r["condition"] == first),
+                "run": f"r{r['run']}",
+                "agent": f"r{r['run']}:{r['agent_id']}",
+            }
             for r in rows
             if r["condition"] in (first, second)
         ]  # fmt: skip

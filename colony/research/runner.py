@@ -213,7 +213,9 @@ class _ConditionRunner:
         kernel = self.kernel
         try:
             for agent in self.workload.agents:
-                kernel.calibrate_agent(agent.agent_id, trust_score=agent.calibrated_trust, total_proposals=agent.calibration_trials)
+                kernel.calibrate_agent(
+                    agent.agent_id, trust_score=agent.calibrated_trust, total_proposals=agent.calibration_trials
+                )
             self.probe = _Probe(kernel, self.cfg.probe.trust)
             by_tick: dict[int, list[WorkItem]] = defaultdict(list)
             for item in self.workload.items:
@@ -435,7 +437,9 @@ def _shared_findings_run(
     return _ConditionRunner(cfg, policy, workload, condition, oracle, findings).run()
 
 
-def run_one(cfg: StudyConfig, policy: Policy, workload: RunWorkload, conditions: tuple[Condition, ...] | None = None) -> RunResult:
+def run_one(
+    cfg: StudyConfig, policy: Policy, workload: RunWorkload, conditions: tuple[Condition, ...] | None = None
+) -> RunResult:
     """Run every condition of ``cfg`` (or the ``conditions`` given) over one run's workload."""
     oracle = OutcomeOracle(cfg.study.seed)
     records: list[dict[str, Any]] = []

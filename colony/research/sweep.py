@@ -41,7 +41,9 @@ VERDICTS = ("supported", "inconclusive", "not supported", "no data")
 _HEADLINE = ("utility_per_item", "failure_rate", "execution_volume", "harm_per_item")
 
 
-def cell_config(cfg: StudyConfig, policy: Policy, setting: SweepSetting, seed_index: int, runs: int) -> tuple[StudyConfig, Policy]:
+def cell_config(
+    cfg: StudyConfig, policy: Policy, setting: SweepSetting, seed_index: int, runs: int
+) -> tuple[StudyConfig, Policy]:
     """The study parameters and policy of one cell (validated; a bad setting raises ConfigError naming its key)."""
     research = {k: v for k, v in setting.values if not k.startswith("policy.")}
     policy_values = {k.removeprefix("policy."): v for k, v in setting.values if k.startswith("policy.")}
@@ -79,8 +81,10 @@ def run_cell(cfg: StudyConfig, policy: Policy, setting: SweepSetting, seed_index
         "seed": cell.study.seed,
         "verdicts": {h: v["verdict"] for h, v in hyp.items()},
         "holm": {h: t["verdict"] for h, t in a["holm"]["tests"].items()},
-        "estimates": {h: (v["result"].get("estimate") if "estimate" in v["result"] else v["result"]["vs_execute"].get("estimate"))
-                      for h, v in hyp.items()},  # fmt: skip
+        "estimates": {
+            h: (v["result"].get("estimate") if "estimate" in v["result"] else v["result"]["vs_execute"].get("estimate"))
+            for h, v in hyp.items()
+        },  # fmt: skip
         "rates": {c: {m: a["per_condition"][c]["metrics"][m]["value"] for m in _HEADLINE} for c in a["conditions"]},
     }
 

@@ -76,7 +76,9 @@ def parse_sweep(data: Any, path: str) -> SweepSection:
     raw = require_keys(data, "sweep", ("seeds", "runs", "conditions", "grid", "reduced"), path)
     conditions = raw["conditions"]
     if not isinstance(conditions, list) or "composite" not in conditions or "always_execute" not in conditions:
-        raise ConfigError("sweep.conditions", f"must list conditions including composite and always_execute, got {conditions!r}", path=path)
+        raise ConfigError(
+            "sweep.conditions", f"must list conditions including composite and always_execute, got {conditions!r}", path=path
+        )
     grid_raw = raw["grid"]
     if not isinstance(grid_raw, list) or not grid_raw:
         raise ConfigError("sweep.grid", "expected a non-empty list of settings", path=path)
@@ -92,7 +94,9 @@ def parse_sweep(data: Any, path: str) -> SweepSection:
         grid.append(SweepSetting(name, tuple((str(k), float(v) if isinstance(v, float) else v) for k, v in values.items())))
     names = [s.name for s in grid]
     if len(set(names)) != len(names) or names[0] != "default" or grid[0].values:
-        raise ConfigError("sweep.grid", "setting names must be distinct and the first must be 'default' with no changes", path=path)
+        raise ConfigError(
+            "sweep.grid", "setting names must be distinct and the first must be 'default' with no changes", path=path
+        )
     red = require_keys(raw["reduced"], "sweep.reduced", ("seeds", "runs", "names"), path)
     reduced_names = red["names"]
     if not isinstance(reduced_names, list) or not set(reduced_names) <= set(names) or "default" not in reduced_names:

@@ -69,7 +69,11 @@ _DELETE = object()
         ("conditions.order", ["composite", "static_trust", "budget_only"], "conditions.order"),
         ("conditions.order", ["static_trust", "composite", "budget_only", "always_execute"], "conditions.order"),
         ("conditions.static_trust_threshold", 1.2, "conditions.static_trust_threshold"),
-        ("conditions.order", ["composite", "static_trust", "budget_only", "always_execute", "oracle", "oracle"], "conditions.order"),
+        (
+            "conditions.order",
+            ["composite", "static_trust", "budget_only", "always_execute", "oracle", "oracle"],
+            "conditions.order",
+        ),
         ("conditions.hazard_only_ticks", 0, "conditions.hazard_only_ticks"),
         ("hold.delay_cost_per_tick", -0.1, "hold.delay_cost_per_tick"),
         ("study.attestation", "yes", "study.attestation"),

@@ -65,7 +65,9 @@ def test_summary_counts_verdicts_and_finds_flips() -> None:
     cells = [cell("default", "supported")] * 3 + [cell("f0", "inconclusive")] * 2 + [cell("f0", "supported")]
     out = summarize(cells, ["default", "f0"])
     h1 = out["by_setting"]["f0"]["hypotheses"]["H1"]
-    assert h1["verdicts"] == {"supported": 1, "inconclusive": 2, "not supported": 0, "no data": 0} and h1["modal"] == "inconclusive"
+    assert (
+        h1["verdicts"] == {"supported": 1, "inconclusive": 2, "not supported": 0, "no data": 0} and h1["modal"] == "inconclusive"
+    )
     assert out["flips"] == [{"setting": "f0", "hypothesis": "H1", "default": "supported", "here": "inconclusive"}]
 
 
@@ -74,9 +76,8 @@ def test_map_ordered_keeps_submission_order_and_raises_task_errors() -> None:
         assert map_ordered(client, divmod, [(7, 2), (9, 4), (1, 1)]) == [(3, 1), (2, 1), (1, 0)]
         with pytest.raises(ZeroDivisionError):
             map_ordered(client, divmod, [(1, 0)])
-    with pytest.raises(ValidationError):
-        with dask_client(workers=0):
-            pass
+    with pytest.raises(ValidationError), dask_client(workers=0):
+        pass
 
 
 def test_cli_sweep_writes_the_reduced_grid_and_skips_when_a_full_result_exists(tmp_path: Path) -> None:
