@@ -67,11 +67,19 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
         ],
         lambda c: list(iter_files(c.out.root / "research")),
     ),
+    # the sensitivity sweep: the reduced grid, only when no full result (make sweep) exists
+    FixtureCommand(
+        "sweep",
+        lambda pkg: (pkg / "research" / "sweep.py").is_file() and (pkg / "cli.py").is_file(),
+        lambda c: [sys.executable, "-m", f"{c.package}.cli", "benchmark", "sweep", "--grid", "reduced", "--if-no-full", "--quiet"],
+        lambda c: [p for p in (c.out.root / "research" / "sweep.json",) if p.is_file()],
+    ),
     # measured timings are inputs of the build: made once (quick mode) when absent, then reused
     FixtureCommand(
         "benchmarks",
         lambda pkg: (pkg.parent / "benchmarks" / "__main__.py").is_file(),
-        lambda c: [sys.executable, "-m", "benchmarks", "kernel", "falsification", "attestation", "mcp", "--quick", "--missing"],
+        lambda c: [sys.executable, "-m", "benchmarks", "kernel", "falsification", "attestation", "mcp", "mutation", "--quick",
+                   "--missing"],  # fmt: skip
         lambda c: [],
     ),
     FixtureCommand(
