@@ -30,12 +30,12 @@ def plot(ctx: FigureContext) -> Figure:
             m = study["conditions"][condition]["metrics"][metric]
             if m["value"] is None:
                 continue
-            colour = OKABE_ITO[SERIES[i]]
+            colour = OKABE_ITO[SERIES[i % len(SERIES)]]
             axes.errorbar(
                 [m["value"]],
                 [i],
                 xerr=[[m["value"] - m["ci_low"]], [m["ci_high"] - m["value"]]],
-                fmt=MARKERS[i],
+                fmt=MARKERS[i % len(MARKERS)],
                 color=colour,
                 markersize=5,
                 capsize=2.5,

@@ -27,7 +27,14 @@ def plot(ctx: FigureContext) -> Figure:
         for i, condition in enumerate(order):
             ys = [r[numerator] / r["n_items"] for r in per_condition[condition].values()]
             axes.scatter(
-                [i] * len(ys), ys, marker=MARKERS[i], s=16, color=OKABE_ITO[SERIES[i]], edgecolor="black", linewidth=0.3, zorder=2
+                [i] * len(ys),
+                ys,
+                marker=MARKERS[i % len(MARKERS)],
+                s=16,
+                color=OKABE_ITO[SERIES[i % len(SERIES)]],
+                edgecolor="black",
+                linewidth=0.3,
+                zorder=2,
             )
         axes.set_xticks(range(len(order)))
         axes.set_xticklabels([c.replace("_", "\n") for c in order], fontsize=7)
