@@ -188,7 +188,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
     from pathlib import Path
 
-    from colony.research.distributed import dask_client
+    from colony.distributed import dask_client
     from colony.research.seeding import canonical_json
     from colony.research.study_config import load_study_config
     from colony.research.sweep import run_sweep, sweep_cells

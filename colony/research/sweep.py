@@ -4,7 +4,7 @@ Each *cell* is one setting of the grid (``research.yaml`` → ``sweep``) and one
 study (``sweep.runs`` runs of the ``sweep.conditions``, no ledger, the light analysis) whose
 base seed is derived from the study's seed, the seed index and nothing else, so a cell's
 result depends on its setting and seed alone. Cells are independent tasks: they run on Dask
-(:mod:`colony.research.distributed`) or serially, and the results are gathered in grid
+(:mod:`colony.distributed`) or serially, and the results are gathered in grid
 order, so the file is byte-identical either way.
 
 The summary gives, per setting and hypothesis, how often each verdict (raw and after Holm)
@@ -26,7 +26,7 @@ from typing import Any
 
 from colony.config import Policy, default_policy, parse_policy
 from colony.research.analysis import analyze
-from colony.research.distributed import map_ordered
+from colony.distributed import map_ordered
 from colony.research.hypotheses import EXPECT
 from colony.research.runner import run_one
 from colony.research.seeding import derive_seed, json_sha256

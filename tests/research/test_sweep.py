@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from colony.config import default_policy
-from colony.errors import ConfigError, ValidationError
-from colony.research.distributed import dask_client, map_ordered
+from colony.errors import ConfigError
+from colony.distributed import dask_client
 from colony.research.seeding import canonical_json
 from colony.research.study_config import load_study_config, study_config_path
 from colony.research.sweep import cell_config, run_sweep, summarize, sweep_cells
@@ -69,15 +69,6 @@ def test_summary_counts_verdicts_and_finds_flips() -> None:
         h1["verdicts"] == {"supported": 1, "inconclusive": 2, "not supported": 0, "no data": 0} and h1["modal"] == "inconclusive"
     )
     assert out["flips"] == [{"setting": "f0", "hypothesis": "H1", "default": "supported", "here": "inconclusive"}]
-
-
-def test_map_ordered_keeps_submission_order_and_raises_task_errors() -> None:
-    with dask_client(workers=2) as client:
-        assert map_ordered(client, divmod, [(7, 2), (9, 4), (1, 1)]) == [(3, 1), (2, 1), (1, 0)]
-        with pytest.raises(ZeroDivisionError):
-            map_ordered(client, divmod, [(1, 0)])
-    with pytest.raises(ValidationError), dask_client(workers=0):
-        pass
 
 
 def test_cli_sweep_writes_the_reduced_grid_and_skips_when_a_full_result_exists(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Dask distributed for the study's independent tasks: runs, sweep cells, notebook batches.
+"""Dask distributed for colony's independent tasks: study runs, sweep cells, notebook batches.
 
 :func:`dask_client` opens a :class:`distributed.Client` on a ``LocalCluster`` of worker
 *processes* (one thread each: the kernel and the GIL want processes) or, given an address,
@@ -6,6 +6,10 @@ on an existing scheduler. :func:`map_ordered` submits every task, reports progre
 tasks finish (``as_completed``), and returns the results **in submission order**, so what
 a caller writes never depends on which worker finished first; with no client it runs the
 same function serially, which is what the byte-identity tests compare against.
+
+The LocalCluster listens on the loopback interface only and takes free ports for its
+scheduler and its HTTP endpoint, so several clusters (parallel tests, several engineers on
+one machine) never contend for Dask's default dashboard port.
 
 >>> map_ordered(None, pow, [(2, 3), (3, 2)])
 [8, 9]
@@ -24,13 +28,16 @@ __all__ = ["dask_client", "map_ordered"]
 
 T = TypeVar("T")
 
+LOOPBACK = "127.0.0.1"
+
 
 @contextmanager
 def dask_client(*, workers: int = 2, scheduler: str | None = None) -> Iterator[Any]:
     """A Dask client: on ``scheduler`` (an address such as ``tcp://host:8786``) or on a new LocalCluster.
 
-    The LocalCluster has ``workers`` single-threaded worker processes, no dashboard, and is
-    closed on exit; a client on an external scheduler leaves that cluster running.
+    The LocalCluster has ``workers`` single-threaded worker processes bound to 127.0.0.1 on free
+    ports (its HTTP endpoint too), and is closed on exit; a client on an external scheduler
+    leaves that cluster running.
     """
     from distributed import Client, LocalCluster
 
@@ -50,7 +57,10 @@ def dask_client(*, workers: int = 2, scheduler: str | None = None) -> Iterator[A
         n_workers=workers,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        host=LOOPBACK,
+        scheduler_port=0,
+        # the scheduler always serves HTTP; a fixed port (Dask's 8787) would collide with any other cluster
+        dashboard_address=f"{LOOPBACK}:0",
         silence_logs=logging.ERROR,
     )
     with cluster, Client(cluster) as client:
@@ -67,7 +77,8 @@ def map_ordered(
     """``[fn(*a) for a in args]``, on the client's workers when there is one; results in ``args`` order.
 
     ``progress(done, total, result)`` is called as each task finishes (completion order).
-    A task's exception is raised here, after the other tasks are cancelled.
+    A task's exception is raised here, after the other tasks are cancelled. Arguments may be
+    Dask futures (their results are passed in).
     """
     total = len(args)
     if client is None:
