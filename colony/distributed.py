@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from colony.errors import ValidationError
 
-__all__ = ["dask_client", "map_ordered"]
+__all__ = ["Done", "dask_client", "map_ordered", "submit"]
 
 T = TypeVar("T")
 
@@ -65,6 +65,32 @@ def dask_client(*, workers: int = 2, scheduler: str | None = None) -> Iterator[A
     )
     with cluster, Client(cluster) as client:
         yield client
+
+
+class Done:
+    """An already computed result with a future's ``result()`` (what :func:`submit` gives without a client)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+def submit(client: Any, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` as a Dask future on the client's workers, or computed now (:class:`Done`) without one.
+
+    Either way the caller reads it with ``.result()``, so work can overlap on a cluster and
+    still run in the same order serially.
+
+    >>> submit(None, divmod, 7, 2).result()
+    (3, 1)
+    """
+    if client is None:
+        return Done(fn(*args))
+    return client.submit(fn, *args, pure=False)
 
 
 def map_ordered(

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from colony.config import Policy
+from colony.distributed import submit
 from colony.research.hypotheses import h1_failure_rate, h2_locality, h3_hold_value, h4_matched_volume, holm
 from colony.research.metrics import (
     bootstrap_ratio,
@@ -21,6 +22,7 @@ from colony.research.metrics import (
     log_loss,
     paired_bootstrap,
     reliability_bins,
+    rate,
     selective_risk,
 )
 from colony.research.outcomes import COUNT_FIELDS, DISPOSITIONS, item_dispositions, run_counts
@@ -118,11 +120,15 @@ def _calibration(items: dict[tuple[str, int, str], dict[str, Any]], cfg: StudyCo
     return out
 
 
-def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy, *, light: bool = False) -> dict[str, Any]:
+def analyze(
+    records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy, *, light: bool = False, client: Any = None
+) -> dict[str, Any]:
     """Every table, interval and hypothesis test of the study, from its trace records.
 
-    ``light`` (the sweep's cells) keeps the rates and H1–H4 with Holm, and skips the per-item
-    table, the paired differences, the mixed model and the calibration.
+    ``light`` (the sweep's cells) keeps the rates (point values) and H1–H4 with Holm, and skips
+    the rates' intervals, the per-item table, the paired differences, the mixed model and the
+    calibration. With a Dask ``client`` the mixed models are fitted on its workers while the
+    bootstrap intervals are computed here; the result does not depend on where they ran.
     """
     a = cfg.analysis
     seed = cfg.study.seed
@@ -137,6 +143,7 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy,
     for c in conditions:
         for r in runs:
             counts.setdefault((c, r), dict.fromkeys(COUNT_FIELDS, 0))
+    mixed = None if light else _submit_mixed(items, conditions, a.confidence, seed, client)
 
     per_condition: dict[str, Any] = {}
     for c in conditions:
@@ -145,7 +152,10 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy,
         for name, (num, den, meaning) in METRICS.items():
             nums = [counts[(c, r)][num] for r in runs]
             dens = [counts[(c, r)][den] for r in runs]
-            pooled[name] = {**bootstrap_ratio(nums, dens, label=f"{c}:{name}", **boot), "meaning": meaning}
+            if light:
+                pooled[name] = {**rate(sum(nums), sum(dens)).to_dict(), "meaning": meaning}
+            else:
+                pooled[name] = {**bootstrap_ratio(nums, dens, label=f"{c}:{name}", **boot), "meaning": meaning}
         totals = {k: sum(counts[(c, r)][k] for r in runs) for k in COUNT_FIELDS}
         per_condition[c] = {
             "per_run": per_run,
@@ -191,7 +201,7 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy,
         },
         "hypotheses": hypotheses,
         "holm": holm(hypotheses, alpha=1.0 - a.confidence),
-        "mixed_model": _mixed(items, conditions, a.confidence, seed),
+        "mixed_model": {k: f.result() for k, f in (mixed or {}).items()},
         "calibration": _calibration(items, cfg),
     }
 
@@ -209,24 +219,33 @@ def _run_rates(counts: dict[tuple[str, int], dict[str, float]], c: str, runs: Se
     }
 
 
-def _mixed(
-    items: dict[tuple[str, int, str], dict[str, Any]], conditions: Sequence[str], confidence: float, seed: int
-) -> dict[str, Any]:
-    """The mixed logistic model, composite against always-execute and against static trust, on executed items."""
+def _mixed_one(rows: list[dict[str, Any]], other: str, confidence: float, seed: int) -> dict[str, Any]:
+    """One mixed logistic fit, composite against ``other``; a fit the data cannot support is reported, not raised."""
     from colony.errors import ValidationError
     from colony.research.mixed import mixed_logit
 
-    rows = [
-        {"condition": it["condition"], "run": it["run"], "agent_id": it["agent_id"], "failed": it["disposition"] == "executed_failed"}
-        for it in items.values()
-        if it["disposition"].startswith("executed")
-    ]  # fmt: skip
+    try:
+        return mixed_logit(rows, "composite", other, confidence=confidence, seed=seed)
+    except ValidationError as exc:
+        return {"error": str(exc)}
+
+
+def _submit_mixed(
+    items: dict[tuple[str, int, str], dict[str, Any]], conditions: Sequence[str], confidence: float, seed: int, client: Any
+) -> dict[str, Any]:
+    """The mixed logistic models, composite against always-execute and against static trust, on executed items.
+
+    Returns ``{"composite_vs_<other>": future}`` (each computed now without a client).
+    """
     out: dict[str, Any] = {}
     for other in ("always_execute", "static_trust"):
         if other not in conditions:
             continue
-        try:
-            out[f"composite_vs_{other}"] = mixed_logit(rows, "composite", other, confidence=confidence, seed=seed)
-        except ValidationError as exc:
-            out[f"composite_vs_{other}"] = {"error": str(exc)}
+        rows = [
+            {"condition": it["condition"], "run": it["run"], "agent_id": it["agent_id"],
+             "failed": it["disposition"] == "executed_failed"}
+            for it in items.values()
+            if it["condition"] in ("composite", other) and it["disposition"].startswith("executed")
+        ]  # fmt: skip
+        out[f"composite_vs_{other}"] = submit(client, _mixed_one, rows, other, confidence, seed)
     return out

@@ -133,9 +133,13 @@ class RunResult:
 
 
 class _Probe:
-    """Scores a complete, finding-free proposal from a standard agent at a target (read-only)."""
+    """Scores a complete, finding-free proposal from a standard agent at a target (read-only).
 
-    __slots__ = ("kernel", "role", "trust")
+    The score depends on the pressure alone (trust, role and completeness are fixed), so each
+    distinct (RISK, FAILURE) pair is scored once; most targets are clear most of the time.
+    """
+
+    __slots__ = ("kernel", "role", "scores", "trust")
 
     def __init__(self, kernel: ColonyKernel, trust: float) -> None:
         self.kernel = kernel
@@ -143,14 +147,18 @@ class _Probe:
         self.role = kernel.role_adapter.infer_role(
             AgentTrustProfile("probe", trust_score=trust, total_proposals=kernel.policy.roles.min_total_proposals)
         )
+        self.scores: dict[tuple[float, float], float] = {}
 
     def __call__(self, target: str) -> float:
         return self.score(*_pressure(self.kernel, target))
 
     def score(self, risk: float, failure: float) -> float:
         """The probe's gate score under the given RISK and FAILURE pressure."""
-        inputs = GateInputs(trust_score=self.trust, role=self.role, risk=risk, failure=failure)
-        return self.kernel.gate.evaluate_inputs(inputs).gate_score
+        known = self.scores.get((risk, failure))
+        if known is None:
+            inputs = GateInputs(trust_score=self.trust, role=self.role, risk=risk, failure=failure)
+            known = self.scores[(risk, failure)] = self.kernel.gate.evaluate_inputs(inputs).gate_score
+        return known
 
 
 def _pressure(kernel: ColonyKernel, target: str) -> tuple[float, float]:

@@ -32,7 +32,7 @@ from colony.config import Policy, default_policy
 from colony.errors import ValidationError
 from colony.research.analysis import METRICS, analyze
 from colony.research.conditions import Condition, build_conditions
-from colony.distributed import dask_client, map_ordered
+from colony.distributed import dask_client, map_ordered, submit
 from colony.research.runner import TRACE_FIELDS, RunResult, run_one
 from colony.research.seeding import canonical_json, json_sha256, sha256_file
 from colony.research.study_config import StudyConfig, parse_study_config
@@ -205,7 +205,10 @@ def _run_study(
 ) -> StudyOutputs:
     policy = policy if policy is not None else default_policy()
     out.mkdir(parents=True, exist_ok=True)
-    conditions = build_conditions(cfg, policy)
+    # on a cluster the verification checks and the conditions (the learned policy's fit) are the first tasks, on
+    # different workers, and the runs start as soon as the fit is in; serially they are computed here, in order
+    checks = submit(client, verification_summary, policy) if verify and client is not None else None
+    built = submit(client, build_conditions, cfg, policy)
     workload = generate_workload(cfg, trust_deltas=(policy.trust.pass_delta, policy.trust.fail_delta))
     manifest = write_workload(workload, out)
     parameters, policy_values = cfg.to_dict(), policy.to_dict()
@@ -225,8 +228,6 @@ def _run_study(
         "parameters": parameters,
         "fields": TRACE_FIELDS,
     }
-    # the verification checks run beside the runs on a cluster (their result does not depend on it)
-    checks = client.submit(verification_summary, policy, pure=False) if client is not None and verify else None
     seen = [0]
 
     def tick(done: int, total: int, result: RunResult) -> None:
@@ -234,7 +235,9 @@ def _run_study(
         if progress is not None:
             progress(done, total, seen[0])
 
-    results_by_run = map_ordered(client, _task, [(cfg, policy, run, conditions) for run in workload.runs], progress=tick)
+    conditions_arg = built if client is not None else built.result()  # a future is resolved on the worker
+    results_by_run = map_ordered(client, _task, [(cfg, policy, run, conditions_arg) for run in workload.runs], progress=tick)
+    conditions: tuple[Condition, ...] = built.result()
     with open(traces_path, "w", encoding="utf-8") as fh:
         fh.write(canonical_json(header) + "\n")
         for result in results_by_run:
@@ -244,7 +247,7 @@ def _run_study(
             invariants[f"r{result.run:02d}"] = result.invariants
             ledgers[f"r{result.run:02d}"] = result.ledgers
             proposals += result.proposals
-    analysis = analyze(records, cfg, policy)
+    analysis = analyze(records, cfg, policy, client=client)
     results: dict[str, Any] = {
         "schema": SCHEMA,
         "title": "Four-condition benchmark of the colony actuation gate (paper §4.1)",
