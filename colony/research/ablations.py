@@ -38,7 +38,8 @@ from colony.actuation_gate import GateInputs
 from colony.config import Policy
 from colony.errors import ValidationError
 from colony.models import GateDecision, GateResult
-from colony.research.conditions import DecisionContext, needs_from_result, register_condition
+from colony.research.conditions import ConditionFactory, DecisionContext, needs_from_result, register_condition
+from colony.research.study_config import StudyConfig
 
 __all__ = ["ABLATIONS", "Ablation"]
 
@@ -99,5 +100,13 @@ ABLATIONS: dict[str, tuple[str, Callable[[Policy], Change]]] = {
     ),
 }
 
+
+def _factory(name: str, text: str, make: Callable[[Policy], Change]) -> ConditionFactory:
+    def build(cfg: StudyConfig, policy: Policy) -> Ablation:
+        return Ablation(name, text, make(policy))
+
+    return build
+
+
 for _name, (_text, _make) in ABLATIONS.items():
-    register_condition(_name, lambda cfg, policy, n=_name, t=_text, m=_make: Ablation(n, t, m(policy)))
+    register_condition(_name, _factory(_name, _text, _make))

@@ -21,8 +21,8 @@ from colony.research.metrics import (
     expected_calibration_error,
     log_loss,
     paired_bootstrap,
-    reliability_bins,
     rate,
+    reliability_bins,
     selective_risk,
 )
 from colony.research.outcomes import COUNT_FIELDS, DISPOSITIONS, item_dispositions, run_counts

@@ -25,8 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 from colony.config import Policy, default_policy, parse_policy
-from colony.research.analysis import analyze
 from colony.distributed import map_ordered
+from colony.research.analysis import analyze
 from colony.research.hypotheses import EXPECT
 from colony.research.runner import run_one
 from colony.research.seeding import derive_seed, json_sha256
