@@ -168,6 +168,25 @@ def _pressure(kernel: ColonyKernel, target: str) -> tuple[float, float]:
 
 
 @dataclass(slots=True)
+class _RunCache:
+    """What every condition of one run computes alike, computed once: the proposals and their findings.
+
+    A proposal depends on its item, attempt, completeness and creation time only, and its
+    falsification on its text only; both are immutable, so the conditions of a run share them.
+    """
+
+    proposals: dict[tuple[str, int, bool, float], ActionProposal] = field(default_factory=dict)
+    findings: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+
+    def proposal(self, item: WorkItem, attempt: int, created_at: float, complete: bool) -> ActionProposal:
+        key = (item.item_id, attempt, complete, created_at)
+        found = self.proposals.get(key)
+        if found is None:
+            found = self.proposals[key] = item.proposal(attempt=attempt, created_at=created_at, complete=complete)
+        return found
+
+
+@dataclass(slots=True)
 class _Held:
     """A held item waiting for what held it."""
 
@@ -188,11 +207,10 @@ class _ConditionRunner:
         workload: RunWorkload,
         condition: Condition,
         oracle: OutcomeOracle,
-        findings: dict[tuple[Any, ...], tuple[Any, ...]] | None = None,
+        cache: _RunCache | None = None,
     ):
         s = cfg.study
-        # falsification depends on the proposal's text alone, which is the same in every condition
-        self.findings = findings if findings is not None else {}
+        self.cache = cache if cache is not None else _RunCache()
         self.cfg, self.policy, self.workload, self.condition, self.oracle = cfg, policy, workload, condition, oracle
         self.clock = StudyClock(s.clock_start)
         run_id = f"study-{s.seed}-r{workload.run:02d}-{condition.name}"
@@ -294,7 +312,7 @@ class _ConditionRunner:
         supplied: bool = False,
     ) -> None:
         kernel = self.kernel
-        proposal = item.proposal(attempt=attempt, created_at=self.clock.now, complete=complete)
+        proposal = self.cache.proposal(item, attempt, self.clock.now, complete)
         trust = kernel.agent_profile(item.agent_id).trust_score
         budget_ok = kernel.resource_ledger.can_afford(proposal.budget_estimate)[0]
         risk, failure = _pressure(kernel, item.target)
@@ -408,9 +426,9 @@ class _ConditionRunner:
 
     def _findings(self, proposal: ActionProposal) -> tuple[Any, ...]:
         key = (proposal.proposal_id, proposal.rollback_plan, tuple(sorted(proposal.evidence)))
-        found = self.findings.get(key)
+        found = self.cache.findings.get(key)
         if found is None:
-            found = self.findings[key] = tuple(self.kernel.falsification_worker.analyze(proposal))
+            found = self.cache.findings[key] = tuple(self.kernel.falsification_worker.analyze(proposal))
         return found
 
     def _report(self, proposal: ActionProposal, result: GateResult, failed: bool) -> bool:
@@ -434,17 +452,6 @@ def run_condition(
     return _ConditionRunner(cfg, policy, workload, condition, oracle).run()
 
 
-def _shared_findings_run(
-    cfg: StudyConfig,
-    policy: Policy,
-    workload: RunWorkload,
-    condition: Condition,
-    oracle: OutcomeOracle,
-    findings: dict[tuple[Any, ...], tuple[Any, ...]],
-) -> ConditionRun:
-    return _ConditionRunner(cfg, policy, workload, condition, oracle, findings).run()
-
-
 def run_one(
     cfg: StudyConfig, policy: Policy, workload: RunWorkload, conditions: tuple[Condition, ...] | None = None
 ) -> RunResult:
@@ -454,9 +461,9 @@ def run_one(
     invariants: dict[str, dict[str, bool]] = {}
     ledgers: dict[str, dict[str, Any]] = {}
     proposals = 0
-    findings: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    cache = _RunCache()
     for condition in conditions if conditions is not None else build_conditions(cfg, policy):
-        out = _shared_findings_run(cfg, policy, workload, condition, oracle, findings)
+        out = _ConditionRunner(cfg, policy, workload, condition, oracle, cache).run()
         records.extend(out.records)
         invariants[condition.name] = out.invariants
         if out.ledger is not None:
