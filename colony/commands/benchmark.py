@@ -1,8 +1,10 @@
 """``colony benchmark``: run the four-condition study (paper §4.1) or re-analyse its traces.
 
-``colony benchmark run [--runs 20 --agents 5 --items 50 --seed S --parallel N --output DIR]``
-writes ``workload.json`` (+ manifest), ``traces.jsonl`` and ``study.json`` under DIR
-(default ``output/research``), printing progress per run and a summary at the end.
+``colony benchmark run [--runs 20 --agents 5 --items 50 --seed S --parallel N --output DIR] [--tradeoff]
+[--adversarial]`` writes ``workload.json`` (+ manifest), ``traces.jsonl`` and ``study.json`` under DIR
+(default ``output/research``), printing progress per run and a summary at the end; ``--tradeoff``
+adds the trade-off curves (``tradeoff.json``) and ``--adversarial`` the adversarial workloads
+(``adversarial.json``), on the same Dask cluster.
 ``colony benchmark analyze --traces FILE [--check STUDY]`` recomputes the analysis from the
 traces alone; with ``--check`` it exits 1 unless it equals the study file's analysis.
 ``colony benchmark sweep [--grid full|reduced] [--workers N | --scheduler ADDRESS | --serial]``
@@ -18,6 +20,8 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
+from pathlib import Path
 from typing import Any
 
 from colony.errors import ValidationError
@@ -65,6 +69,8 @@ def register(subparsers: Any) -> None:
     run.add_argument("--output", default=DEFAULT_OUTPUT, help=f"output directory (default {DEFAULT_OUTPUT})")
     run.add_argument("--config", help="a research.yaml to use instead of the packaged one")
     run.add_argument("--no-verify", action="store_true", help="skip the differential, invariant and formal checks")
+    run.add_argument("--tradeoff", action="store_true", help="also sweep each condition's threshold: tradeoff.json")
+    run.add_argument("--adversarial", action="store_true", help="also run the adversarial workloads: adversarial.json")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.set_defaults(func=run_command)
@@ -99,11 +105,31 @@ def _fmt_rate(m: dict[str, Any]) -> str:
     return f"{m['value']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}] ({m['numerator']:g}/{m['denominator']:g})"
 
 
+def _stage_progress(stage: str, quiet: bool, start: float) -> Callable[[int, int, Any], None]:
+    """A progress callback printing ``benchmark: <stage> d/n tasks, s`` to stderr."""
+
+    def progress(done: int, total: int, _result: Any) -> None:
+        if not quiet:
+            print(f"benchmark: {stage} {done}/{total} tasks, {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+
+    return progress
+
+
+def _write(path: Path, result: dict[str, Any]) -> str:
+    from colony.research.seeding import canonical_json
+
+    path.write_text(canonical_json(result, indent=1) + "\n", encoding="utf-8")
+    return str(path)
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run the study; print progress to stderr and a summary to stdout."""
+    from colony.distributed import dask_client
+    from colony.research.adversarial_study import run_adversarial
     from colony.research.study import run_study
     from colony.research.study_config import load_study_config
     from colony.research.tables import headline
+    from colony.research.tradeoff import run_tradeoff
 
     if args.warmup_ticks is not None and args.warmup_ticks < 0:
         raise ValidationError("--warmup-ticks", "must be >= 0", value=args.warmup_ticks)
@@ -131,17 +157,22 @@ def run_command(args: argparse.Namespace) -> int:
             file=sys.stderr,
             flush=True,
         )
-    out = run_study(
-        cfg,
-        output_dir=args.output,
-        parallel=args.parallel,
-        scheduler=args.scheduler,
-        verify=not args.no_verify,
-        progress=progress,
+    opened = (
+        dask_client(workers=args.parallel, scheduler=args.scheduler) if args.parallel > 1 or args.scheduler else nullcontext(None)
     )
+    extras: dict[str, str] = {}
+    with opened as client:
+        out = run_study(cfg, output_dir=args.output, client=client, verify=not args.no_verify, progress=progress)
+        if args.tradeoff:
+            result = run_tradeoff(cfg, client=client, built={c.name: c for c in out.conditions}, study_results=out.results,
+                                  progress=_stage_progress("trade-off", args.quiet, start))  # fmt: skip
+            extras["tradeoff"] = _write(Path(args.output) / "tradeoff.json", result)
+        if args.adversarial:
+            result = run_adversarial(cfg, client=client, progress=_stage_progress("adversarial", args.quiet, start))
+            extras["adversarial"] = _write(Path(args.output) / "adversarial.json", result)
     elapsed = time.perf_counter() - start
     info = headline(out.results)
-    info["files"] = {k: str(v) for k, v in out.paths.items()}
+    info["files"] = {**{k: str(v) for k, v in out.paths.items()}, **extras}
     info["proposals"] = out.proposals
     info["elapsed_seconds"] = round(elapsed, 3)
     info["proposals_per_second"] = round(out.proposals / elapsed, 1) if elapsed > 0 else None

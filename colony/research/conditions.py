@@ -54,6 +54,7 @@ __all__ = [
     "OracleCeiling",
     "StaticTrust",
     "break_even",
+    "build_condition",
     "build_conditions",
     "condition_names",
     "needs_from_result",
@@ -233,6 +234,13 @@ def register_condition(name: str, factory: ConditionFactory) -> None:
 def condition_names() -> tuple[str, ...]:
     """Registered condition names, sorted."""
     return tuple(sorted(_REGISTRY))
+
+
+def build_condition(name: str, cfg: StudyConfig, policy: Policy) -> Condition:
+    """The registered condition ``name``, built for ``cfg`` and ``policy``."""
+    if name not in _REGISTRY:
+        raise ValidationError("condition", f"unknown condition {name!r}; registered: {list(condition_names())}", value=name)
+    return _REGISTRY[name](cfg, policy)
 
 
 def build_conditions(cfg: StudyConfig, policy: Policy | None = None) -> tuple[Condition, ...]:

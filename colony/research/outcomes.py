@@ -89,6 +89,7 @@ def item_dispositions(
             "u": first["u"],
             "p_fail": first["p_fail"],
             "would_fail": first["would_fail"],
+            "adversary": first.get("adversary"),
             "first_decision": first["decision"],
             "final_decision": last["decision"],
             "executed_attempt": executed["attempt"] if executed is not None else None,

@@ -92,6 +92,8 @@ TRACE_FIELDS: dict[str, str] = {
     "probe_after": "probe score at the target just after the outcome was reported (executed only)",
     "revision_tick": "tick of the re-proposal after a HOLD, else null",
     "abandoned_tick": "tick at which a held item was given up, else null",
+    "adversary": "adversarial workloads: the behaviour that made this item (misreport, sybil, boilerplate, farm, attack, "
+    "attacker); null for an honest item. Flood items (sybil) are proposed only: never executed, held or re-proposed",
 }
 
 
@@ -227,8 +229,10 @@ class _ConditionRunner:
                 attestation_key=key,
             )
         )
-        self.agent_ids = [a.agent_id for a in workload.agents]
-        self.misreporters = {a.agent_id for a in workload.agents if getattr(a, "misreports", False)}
+        calibrated = [a.agent_id for a in workload.agents]
+        # identities that only flood (adversarial workloads) are fresh: proposing is all they ever do
+        self.agent_ids = calibrated + sorted({i.agent_id for i in workload.items} - set(calibrated))
+        self.misreporters = {a.agent_id for a in workload.agents if a.misreports}
         self.last_failure: dict[str, int] = {}
         self.records: list[dict[str, Any]] = []
         self.tick = 0
@@ -327,7 +331,7 @@ class _ConditionRunner:
                               None if last is None else self.tick - last, p_fail)  # fmt: skip
         decision = self.condition.decide(ctx)
         outcome = self.oracle.outcome(item.run, item.item_id, p_fail=p_fail)
-        executed = decision is GateDecision.EXECUTE
+        executed = decision is GateDecision.EXECUTE and not item.flood
         probe_after = None
         attested = False
         reported_failed = None
@@ -337,7 +341,8 @@ class _ConditionRunner:
             if reported_failed:  # the condition knows what was reported, as the kernel does
                 self.last_failure[item.target] = self.tick
             probe_after = self.probe(item.target)
-        needs = sorted(self.condition.hold_needs(ctx)) if decision is GateDecision.HOLD else []
+        held = decision is GateDecision.HOLD and not item.flood
+        needs = sorted(self.condition.hold_needs(ctx)) if held else []
         rec = {
             "record": "attempt",
             "run": item.run,
@@ -384,9 +389,10 @@ class _ConditionRunner:
             "probe_after": probe_after,
             "revision_tick": None,
             "abandoned_tick": None,
+            "adversary": item.adversary,
         }
         self.records.append(rec)
-        if decision is GateDecision.HOLD:
+        if held:
             if attempt < self.cfg.hold.max_revisions:
                 waiting.append(_Held(item, rec, frozenset(needs), self.tick, complete))
             else:

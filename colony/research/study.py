@@ -89,6 +89,7 @@ class StudyOutputs:
     results: dict[str, Any]
     paths: dict[str, Path]
     proposals: int
+    conditions: tuple[Condition, ...] = ()
 
 
 def preregistration() -> dict[str, Any]:
@@ -291,4 +292,4 @@ def _run_study(
         "workload": out / "workload.json",
         "manifest": out / "workload.manifest.json",
     }
-    return StudyOutputs(results, paths, proposals)
+    return StudyOutputs(results, paths, proposals, conditions)

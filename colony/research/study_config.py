@@ -24,6 +24,7 @@ from typing import Any
 from colony.config import config_dir, read_yaml, require_keys
 from colony.errors import ConfigError
 from colony.models import COST_FIELDS
+from colony.research.sections import AdversarialSection, TradeoffSection, parse_section, section_dict
 from colony.research.sweep_config import SweepSection, parse_sweep
 
 __all__ = [
@@ -147,6 +148,8 @@ class StudyConfig:
     probe: ProbeSection
     analysis: AnalysisSection
     sweep: SweepSection
+    tradeoff: TradeoffSection
+    adversarial: AdversarialSection
     source: str = "<data>"
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,6 +183,8 @@ class StudyConfig:
             "probe": dataclasses.asdict(self.probe),
             "analysis": {**dataclasses.asdict(self.analysis), "coverage_levels": list(self.analysis.coverage_levels)},
             "sweep": self.sweep.to_dict(),
+            "tradeoff": section_dict(self.tradeoff),
+            "adversarial": section_dict(self.adversarial),
         }
 
     def with_overrides(
@@ -404,9 +409,10 @@ def parse_study_config(data: Any, *, source: str = "<data>") -> StudyConfig:
     if any(c <= 0 for c in analysis.coverage_levels):
         raise ConfigError("analysis.coverage_levels", "levels must be > 0", path=source)
     sweep = parse_sweep(raw["sweep"], source)
-    return StudyConfig(
-        schema, study, _workload(raw["workload"], source), calibration, conditions, hold, utility, probe, analysis, sweep, source
-    )
+    tradeoff = parse_section(TradeoffSection, raw["tradeoff"], "tradeoff", source)
+    adversarial = parse_section(AdversarialSection, raw["adversarial"], "adversarial", source)
+    return StudyConfig(schema, study, _workload(raw["workload"], source), calibration, conditions, hold, utility, probe,
+                       analysis, sweep, tradeoff, adversarial, source)  # fmt: skip
 
 
 def study_config_path(path: str | os.PathLike[str] | None = None) -> Path:

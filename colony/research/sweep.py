@@ -24,14 +24,14 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from colony.config import Policy, default_policy, parse_policy
+from colony.config import Policy, default_policy
 from colony.distributed import map_ordered
 from colony.research.analysis import analyze
 from colony.research.hypotheses import EXPECT
 from colony.research.runner import run_one
 from colony.research.seeding import derive_seed, json_sha256
 from colony.research.study_config import StudyConfig
-from colony.research.sweep_config import SweepSetting
+from colony.research.sweep_config import SweepSetting, policy_with_values
 from colony.research.workload import generate_workload
 
 __all__ = ["SCHEMA", "VERDICTS", "run_cell", "run_sweep", "summarize", "sweep_cells"]
@@ -51,18 +51,7 @@ def cell_config(
     cell = cfg.with_values({**research, "study.attestation": False, "conditions.order": list(cfg.sweep.conditions)})
     cell = cell.with_overrides(runs=runs, seed=seed)
     if policy_values:
-        data = policy.to_dict()
-        for dotted, value in policy_values.items():
-            node = data
-            *path, last = dotted.split(".")
-            for part in path:
-                node = node[part]
-            if last not in node:
-                from colony.errors import ConfigError
-
-                raise ConfigError(f"policy.{dotted}", "no such policy key")
-            node[last] = value
-        policy = parse_policy(data, source=f"sweep setting {setting.name!r}")
+        policy = policy_with_values(policy, policy_values, source=f"sweep setting {setting.name!r}")
     return cell, policy
 
 

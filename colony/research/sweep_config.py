@@ -18,10 +18,29 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from colony.config import require_keys
+from colony.config import Policy, parse_policy, require_keys
 from colony.errors import ConfigError
 
-__all__ = ["SweepSection", "SweepSetting", "parse_sweep"]
+__all__ = ["SweepSection", "SweepSetting", "parse_sweep", "policy_with_values"]
+
+
+def policy_with_values(policy: Policy, values: dict[str, Any], *, source: str) -> Policy:
+    """A copy of ``policy`` with dotted keys replaced (``{"gate.execute_threshold": 0.8}``), validated again.
+
+    An unknown key is a :class:`ConfigError` naming it (``policy.<key>``); the policy given is untouched.
+    """
+    data = policy.to_dict()
+    for dotted, value in values.items():
+        node: Any = data
+        *path, last = dotted.split(".")
+        for part in path:
+            if not isinstance(node, dict) or part not in node:
+                raise ConfigError(f"policy.{dotted}", "no such policy key", path=source)
+            node = node[part]
+        if not isinstance(node, dict) or last not in node:
+            raise ConfigError(f"policy.{dotted}", "no such policy key", path=source)
+        node[last] = value
+    return parse_policy(data, source=source)
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,8 @@ __all__ = [
     "WorkItem",
     "Workload",
     "generate_workload",
+    "proposal_texts",
+    "sigmoid",
     "write_workload",
 ]
 
@@ -55,7 +57,8 @@ _RATIONALES = {
 _DEFAULT_RATIONALE = "Apply the {action} change to {target}."
 
 
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
+    """The logistic function σ(x) = 1 / (1 + e^(−x))."""
     return 1.0 / (1.0 + math.exp(-x))
 
 
@@ -68,15 +71,19 @@ class Agent:
     calibration_trials: int
     calibration_passes: int
     calibrated_trust: float
+    misreports: bool = False  # adversarial workloads: reports every failed outcome as a success
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "agent_id": self.agent_id,
             "competence": self.competence,
             "calibration_trials": self.calibration_trials,
             "calibration_passes": self.calibration_passes,
             "calibrated_trust": self.calibrated_trust,
         }
+        if self.misreports:
+            out["misreports"] = True
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +104,8 @@ class WorkItem:
     p_fail: float
     p_fail_revised: float
     _fields: dict[str, Any] = field(repr=False, compare=False)
+    adversary: str | None = None  # adversarial workloads: which adversarial behaviour made this item (None: honest)
+    flood: bool = False  # proposed for its side effects only: never executed, held or re-proposed
 
     @property
     def measured(self) -> bool:
@@ -149,7 +158,7 @@ class WorkItem:
             },
             "p_fail": self.p_fail,
             "p_fail_revised": self.p_fail_revised,
-        }
+        } | ({"adversary": self.adversary, "flood": self.flood} if self.adversary is not None else {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +225,8 @@ def _agents(cfg: StudyConfig, run: int, trust_policy: tuple[float, float]) -> tu
     return tuple(agents)
 
 
-def _texts(target: str, action: str, missing: tuple[str, ...]) -> dict[str, Any]:
+def proposal_texts(target: str, action: str, missing: tuple[str, ...]) -> dict[str, Any]:
+    """A proposal's texts for ``action`` on ``target`` lacking ``missing``, and the complete versions a revision supplies."""
     pkg, _, mod = target.partition(".")
     rationale = _RATIONALES.get(action, _DEFAULT_RATIONALE).format(target=target, action=action)
     full_rollback = f"git revert the single commit that changes {target}"
@@ -290,9 +300,9 @@ def _run_workload(cfg: StudyConfig, run: int, trust_policy: tuple[float, float])
                 action_type=action,
                 missing=tuple(missing),
                 budget_estimate=cost,
-                p_fail=round(_sigmoid(base + gt.missing_element * n_missing), 12),
-                p_fail_revised=round(_sigmoid(base), 12),
-                _fields=_texts(target, action, tuple(missing)),
+                p_fail=round(sigmoid(base + gt.missing_element * n_missing), 12),
+                p_fail_revised=round(sigmoid(base), 12),
+                _fields=proposal_texts(target, action, tuple(missing)),
             )
         )
     targets = tuple((n, n in fragile) for n in sorted(names))
