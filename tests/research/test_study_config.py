@@ -82,6 +82,18 @@ _DELETE = object()
         ("analysis.coverage_levels", [0.0, 0.5], "analysis.coverage_levels"),
         ("calibration.start_trust", -0.1, "calibration.start_trust"),
         ("schema_version", 2, "schema_version"),
+        ("tradeoff.runs", 0, "tradeoff.runs"),
+        ("tradeoff.runs", "10", "tradeoff.runs"),
+        ("tradeoff.execute_threshold", [0.85, 0.65], "tradeoff.execute_threshold"),
+        ("tradeoff.cutoff", [0.2, 1.0], "tradeoff.cutoff"),
+        ("tradeoff.conditions", ["static_trust", "composite"], "tradeoff.conditions"),
+        ("tradeoff.hazard_only_ticks", _DELETE, "tradeoff.hazard_only_ticks"),
+        ("tradeoff", [1, 2], "tradeoff"),
+        ("adversarial.sybil_ids", [0, 2], "adversarial.sybil_ids"),
+        ("adversarial.attack_logit", float("nan"), "adversarial.attack_logit"),
+        ("adversarial.farming_share", 1.0, "adversarial.farming_share"),
+        ("adversarial.extra", 1, "adversarial.extra"),
+        ("adversarial.conditions", ["composite", "composite"], "adversarial.conditions"),
     ],
 )
 def test_bad_values_raise_config_error_naming_the_key(data: dict[str, Any], dotted: str, value: Any, key: str) -> None:
