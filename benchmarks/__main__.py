@@ -19,7 +19,7 @@ from pathlib import Path
 
 from benchmarks.common import OUTPUT
 
-QUICK = frozenset({"kernel", "attestation", "falsification", "mcp", "research"})
+QUICK = frozenset({"kernel", "attestation", "falsification", "mcp", "research", "mutation", "sweep"})
 
 
 def available() -> list[str]:

@@ -23,3 +23,15 @@ def test_a_moved_site_fails_loudly() -> None:
         mutate(GATE.replace("hazard >= p.hazard_medium", "hazard >= self.policy.hazard_medium"), "hazard_band_strict")
     with pytest.raises(MutationSiteNotFound, match="matches 2 times"):
         mutate(GATE + "\n# hazard >= p.hazard_medium\n", "hazard_band_strict")
+
+
+def test_quick_mode_declares_existing_tests_for_every_mutant() -> None:
+    from benchmarks.bench_mutation import QUICK, ROOT, TESTS
+
+    assert set(QUICK) == set(MUTANTS)
+    for name, selection in QUICK.items():
+        assert selection, name
+        for node in selection:
+            path, _, function = node.partition("::")
+            assert path in TESTS, node  # quick mode runs a subset of the full mode's files
+            assert f"def {function}(" in (ROOT / path).read_text(encoding="utf-8") if function else (ROOT / path).is_file()
