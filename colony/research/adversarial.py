@@ -25,8 +25,8 @@ the clean run. An adversarial item is marked with its ``adversary``:
 >>> cfg = load_study_config().with_overrides(runs=1, items=10, warmup_ticks=1)
 >>> run = generate_workload(cfg).runs[0]
 >>> flooded = sybil_flood(run, ids=2, per_tick=3)
->>> len(flooded.items) - len(run.items), {i.agent_id for i in flooded.items if i.flood}
-(12, {'sybil-0', 'sybil-1'})
+>>> len(flooded.items) - len(run.items), sorted({i.agent_id for i in flooded.items if i.flood})
+(12, ['sybil-0', 'sybil-1'])
 """
 
 from __future__ import annotations

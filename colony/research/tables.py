@@ -9,7 +9,7 @@ template can loop over them.
 >>> import tempfile
 >>> cfg = load_study_config().with_overrides(runs=2, items=5, warmup_ticks=1, bootstrap_samples=100)
 >>> results = run_study(cfg, output_dir=tempfile.mkdtemp(), verify=False).results
->>> [r["condition"] for r in condition_rows(results)]
+>>> [r["condition"] for r in condition_rows(results)][:4]
 ['composite', 'static_trust', 'budget_only', 'always_execute']
 """
 
