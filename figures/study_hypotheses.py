@@ -11,7 +11,7 @@ from figures.style import OKABE_ITO, new_figure, not_measured
 
 ROWS = (
     ("H1", "primary", "H1 failure rate: composite − always-execute"),
-    ("H2", "primary", "H2 probe score: same target − elsewhere"),
+    ("H2", "primary", "H2 next decision not EXECUTE: same target − elsewhere"),
     ("H2", "score", "H2 (secondary) actual score"),
     ("H3", "vs_execute", "H3 HOLD→revise − execute"),
     ("H3", "vs_refuse", "H3 HOLD→revise − refuse"),
@@ -70,7 +70,7 @@ FIGURE = FigureSpec(
     caption=with_sources(
         "<% if study.present %>"
         "H1–H4 as paired differences between conditions (or between successors, for H2), each a ratio of sums pooled over "
-        "<< study.parameters.runs >> runs with a << (study.parameters.confidence * 100) | round | int >>% paired percentile "
+        "<< study.parameters.runs >> runs with a << (study.parameters.confidence * 100) | round | int >>% paired BCa "
         "bootstrap interval over runs; the verdict follows from the interval's position relative to zero in the direction "
         "the hypothesis expects. Secondary comparisons are shown without a verdict. Offline-synthetic."
         "<% else %>Not measured in this build: no study artefact (output/research/study.json).<% endif %>",
@@ -80,8 +80,8 @@ FIGURE = FigureSpec(
     ),
     alt="Forest plot of seven paired differences with intervals around a zero line, each labelled with a verdict.",
     description=(
-        "Seven rows, top to bottom: H1 (failure rate, composite minus always-execute), H2 (probe score at the same target "
-        "minus elsewhere, then the secondary actual-score comparison), H3 (HOLD then revise, minus executing at once and "
+        "Seven rows, top to bottom: H1 (failure rate, composite minus always-execute), H2 (the share of next kernel decisions "
+        "that were not EXECUTE at the same target minus elsewhere, then the secondary actual-score comparison), H3 (HOLD then revise, minus executing at once and "
         "minus refusing at once), and H4 (composite failure rate minus a random and minus a trust-ranked choice of the "
         "same number of items). Each row shows the estimate as a marker with a horizontal interval; marker shape and colour "
         "encode the verdict printed at the right (supported, not supported, inconclusive, or secondary), with the number of "

@@ -55,10 +55,10 @@ FIGURE = FigureSpec(
         __file__,
         "notebooks/05_research_study.ipynb",
     ),
-    alt="Two paired dot plots over four conditions, grey lines joining each run's values: failures per item and executed share.",
+    alt="Two paired dot plots over the study's conditions, grey lines joining each run's values: failures per item and executed share.",
     description=(
-        "Both panels have the four conditions on the horizontal axis: composite, static trust, budget only and always "
-        "execute, each with its own marker and colour. Every run contributes one point per condition, and a thin grey line "
+        "Both panels have the study's conditions on the horizontal axis, the composite gate first, then the baselines, "
+        "the oracle ceiling, the learned policy and the ablations, each with its own marker and colour. Every run contributes one point per condition, and a thin grey line "
         "joins the points of the same run, so the panels read as paired comparisons. The left panel plots failures per "
         "measured item and the right panel the share of items executed; the spread between runs shows how much a single run "
         "of the synthetic workload varies."

@@ -2,7 +2,9 @@
 
 * the notebook batch runner: ``python -m <package>.notebooks run --output-dir output/notebooks``
   (when ``<package>/notebooks.py`` or a ``notebooks`` package with ``__main__`` exists);
-* the research study: ``python -m <package>.cli benchmark run`` → ``output/research/``;
+* the research study with its trade-off curves and adversarial workloads:
+  ``python -m <package>.cli benchmark run --tradeoff --adversarial`` → ``output/research/``;
+* the sensitivity sweep's reduced grid, when no full result exists: ``... benchmark sweep --grid reduced --if-no-full``;
 * missing benchmark artefacts: ``python -m benchmarks ... --quick --missing`` → ``output/benchmarks/``
   (timings are inputs of the build: measured once, then reused; ``make bench`` re-measures);
 * the paired-locality replay: ``python -m <package>.cli replay --output output/data/replay.json``
@@ -62,6 +64,8 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
             "--quiet",
             "--parallel",
             "2",
+            "--tradeoff",
+            "--adversarial",
             "--output",
             c.rel(c.out.root / "research"),
         ],
@@ -71,15 +75,35 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
     FixtureCommand(
         "sweep",
         lambda pkg: (pkg / "research" / "sweep.py").is_file() and (pkg / "cli.py").is_file(),
-        lambda c: [sys.executable, "-m", f"{c.package}.cli", "benchmark", "sweep", "--grid", "reduced", "--if-no-full", "--quiet"],
+        lambda c: [
+            sys.executable,
+            "-m",
+            f"{c.package}.cli",
+            "benchmark",
+            "sweep",
+            "--grid",
+            "reduced",
+            "--if-no-full",
+            "--quiet",
+        ],
         lambda c: [p for p in (c.out.root / "research" / "sweep.json",) if p.is_file()],
     ),
     # measured timings are inputs of the build: made once (quick mode) when absent, then reused
     FixtureCommand(
         "benchmarks",
         lambda pkg: (pkg.parent / "benchmarks" / "__main__.py").is_file(),
-        lambda c: [sys.executable, "-m", "benchmarks", "kernel", "falsification", "attestation", "mcp", "mutation", "--quick",
-                   "--missing"],  # fmt: skip
+        lambda c: [
+            sys.executable,
+            "-m",
+            "benchmarks",
+            "kernel",
+            "falsification",
+            "attestation",
+            "mcp",
+            "mutation",
+            "--quick",
+            "--missing",
+        ],  # fmt: skip
         lambda c: [],
     ),
     FixtureCommand(

@@ -29,7 +29,9 @@ from scripts.errors import BuildError
 
 __all__ = ["MODULES", "REGISTRY", "CollectContext", "Collector", "collector", "load_collectors"]
 
-MODULES = ("quality", "policy", "artifacts", "provenance", "inventory", "results", "performance", "study", "fixtures")
+MODULES = (
+    "quality", "policy", "artifacts", "provenance", "inventory", "results", "performance", "study", "robustness", "fixtures",
+)  # fmt: skip
 
 
 @dataclass(slots=True)

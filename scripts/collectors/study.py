@@ -202,26 +202,31 @@ def _sweep(ctx: CollectContext) -> dict[str, Any]:
                 "runs_per_cell": data.get("runs_per_cell"),
                 "cells": len(data.get("cells") or []),
                 "settings": [st.get("name") for st in data.get("settings") or []],
+                "setting_count": len(data.get("settings") or []),
+                "flip_count": len(dig(data, "summary", "flips", default=[])),
                 "by_setting": dig(data, "summary", "by_setting", default={}),
                 "flips": dig(data, "summary", "flips", default=[]),
                 "seconds": dig(data, "timing", "seconds"),
                 "engine": dig(data, "timing", "engine"),
             }
-    return {"present": False, "grid": None, "seeds": None, "runs_per_cell": None, "cells": 0, "settings": [],
+    return {"present": False, "grid": None, "seeds": None, "runs_per_cell": None, "cells": 0, "settings": [], "setting_count": 0,
+            "flip_count": 0,
             "by_setting": {}, "flips": [], "seconds": None, "engine": None}  # fmt: skip
 
 
 def _mutation(ctx: CollectContext) -> dict[str, Any]:
     path = ctx.config.out.root / "benchmarks" / "mutation.json"
     if not path.is_file():
-        return {"present": False, "all_caught": None, "mutants": {}, "tests": []}
-    data = ctx.read_json(path)
+        return {"present": False, "all_caught": None, "mutants": {}, "mutant_count": 0, "tests": [], "mode": None}
+    report = ctx.read_json(path).get("results") or {}  # benchmarks.common.write_artefact wraps the report in "results"
     mutants = {
         n: {"description": m.get("description"), "caught": m.get("caught"), "caught_by": len(m.get("caught_by") or []),
-            "example": (m.get("caught_by") or [None])[0]}
-        for n, m in (data.get("mutants") or {}).items()
+            "example": (m.get("caught_by") or [None])[0], "mode": m.get("mode", "full")}
+        for n, m in (report.get("mutants") or {}).items()
     }  # fmt: skip
-    return {"present": True, "all_caught": data.get("all_caught"), "mutants": mutants, "tests": data.get("tests") or []}
+    return {"present": True, "all_caught": report.get("all_caught"), "mutants": mutants, "mutant_count": len(mutants),
+            "tests": report.get("tests") or [],
+            "mode": report.get("mode", "full")}  # fmt: skip
 
 
 @collector(
