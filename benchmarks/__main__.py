@@ -19,7 +19,7 @@ from pathlib import Path
 
 from benchmarks.common import OUTPUT
 
-QUICK = frozenset({"kernel", "attestation", "falsification", "mcp", "research", "mutation", "sweep"})
+QUICK = frozenset({"kernel", "attestation", "falsification", "mcp", "research", "mutation", "sweep_scaling"})
 
 
 def available() -> list[str]:

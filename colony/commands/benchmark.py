@@ -220,7 +220,6 @@ def sweep_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from colony.distributed import dask_client
-    from colony.research.seeding import canonical_json
     from colony.research.study_config import load_study_config
     from colony.research.sweep import run_sweep, sweep_cells
 
@@ -252,7 +251,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - start
     result["timing"] = {"seconds": round(elapsed, 3), "engine": where, "cells": total, "load_average": list(os.getloadavg())}
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(canonical_json(result, indent=1) + "\n", encoding="utf-8")
+    _write(out, result)
     flips = result["summary"]["flips"]
     print(json.dumps({"grid": args.grid, "cells": total, "seconds": round(elapsed, 1), "flips": len(flips), "output": str(out)}))
     return 0
