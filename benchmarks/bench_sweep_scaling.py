@@ -64,6 +64,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"first {n:>3} cells of the full grid on the cluster: {seconds:6.1f} s ({cpu:.1f} CPU s), {n / seconds:.2f} cells/s"
             )
         results["scaling"] = scaling
+    # the largest prefix once more, serially: the speed-up on enough work to amortise the cluster
+    cells = [(cfg, policy, s, k, r) for s, k, r in full[: scaling[-1]["cells"]]]
+    _out, seconds, cpu = timed(partial(map_ordered, None, run_cell, cells), None)
+    results["prefix_serial"] = {"cells": len(cells), "seconds": seconds, "cpu_seconds": cpu,
+                                "speedup": seconds / scaling[-1]["seconds"]}  # fmt: skip
+    print(f"the same {len(cells)} cells serially: {seconds:.1f} s ({cpu:.1f} CPU s); LocalCluster speed-up "
+          f"x{seconds / scaling[-1]['seconds']:.2f}")  # fmt: skip
     rate = scaling[-1]["cells_per_second"]
     results["full"] = {"cells": len(full), "settings": len(cfg.sweep.grid), "seeds": cfg.sweep.seeds,
                        "extrapolated_seconds": len(full) / rate}  # fmt: skip

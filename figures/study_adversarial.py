@@ -50,7 +50,7 @@ def plot(ctx: FigureContext) -> Figure:
     axes.set_yticks(range(len(table)))
     axes.set_yticklabels([label for label, _ in table], fontsize=7)
     axes.set_ylim(len(table) - 0.5, -0.5)
-    axes.set_xlabel("adversarial workload minus clean workload, same items (paired over runs)")
+    axes.set_xlabel("adversarial minus clean workload\n(same items, paired over runs)")
     axes.grid(axis="y", visible=False)
     axes.legend(fontsize=7, loc="lower right", frameon=False)
     return figure

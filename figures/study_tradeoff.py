@@ -37,7 +37,9 @@ def plot(ctx: FigureContext) -> Figure:
                           markeredgecolor=colour, linestyle="none")  # fmt: skip
     ref = tradeoff["reference"]
     axes.axvline(ref["volume"], color="black", linewidth=0.8, linestyle="--")
-    axes.text(ref["volume"], 0.98, " composite's volume", transform=axes.get_xaxis_transform(), fontsize=6.5, va="top")
+    right = ref["volume"] > 0.5  # label on the side with room
+    axes.text(ref["volume"], 0.98, "composite's volume " if right else " composite's volume", ha="right" if right else "left",
+              transform=axes.get_xaxis_transform(), fontsize=6.5, va="top")  # fmt: skip
     axes.set_xlabel("executed volume (executed / measured items)")
     axes.set_ylabel("harm (failures / measured items)")
     axes.set_xlim(-0.02, 1.02)

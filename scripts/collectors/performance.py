@@ -188,6 +188,7 @@ def sweep(ctx: CollectContext) -> dict[str, Any]:
         "machine": _machine(art),
         "load_average": dig(res, "load_average_before", 0),
         "reduced": pick(res.get("reduced"), ("cells", "serial_seconds", "cluster_seconds", "speedup", "identical")),
+        "prefix": pick(res.get("prefix_serial"), ("cells", "seconds", "speedup")),
         "full": {
             **pick(res.get("full"), ("cells", "settings", "seeds", "extrapolated_seconds")),
             "measured_seconds": number(dig(res, "full", "measured", "seconds")),

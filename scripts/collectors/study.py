@@ -189,6 +189,30 @@ def _calibration(analysis: Any) -> dict[str, Any]:
     }
 
 
+def _flips_by_setting(flips: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The flips grouped by setting, in grid order: ``[{"setting", "flips": [{"hypothesis", "default", "here"}]}]``."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for f in flips:
+        grouped.setdefault(f.get("setting"), []).append(pick(f, ("hypothesis", "default", "here")))
+    return [{"setting": name, "flips": found} for name, found in grouped.items()]
+
+
+def _fragile_effect_zero(data: Any) -> dict[str, Any]:
+    """The setting that removes the fragile targets' extra risk (ground truth ``fragile_target`` 0), and its flips."""
+    name = next(
+        (
+            st.get("name")
+            for st in data.get("settings") or []
+            if (st.get("set") or {}) == {"workload.ground_truth.fragile_target": 0}
+        ),
+        None,
+    )
+    flips = [
+        pick(f, ("hypothesis", "default", "here")) for f in dig(data, "summary", "flips", default=[]) if f.get("setting") == name
+    ]
+    return {"setting": name, "flips": flips}
+
+
 def _sweep(ctx: CollectContext) -> dict[str, Any]:
     """The full sweep (``benchmarks/sweep.json``, from ``make sweep``) when it exists, else the build's reduced grid."""
     root = ctx.config.out.root
@@ -204,13 +228,15 @@ def _sweep(ctx: CollectContext) -> dict[str, Any]:
                 "settings": [st.get("name") for st in data.get("settings") or []],
                 "setting_count": len(data.get("settings") or []),
                 "flip_count": len(dig(data, "summary", "flips", default=[])),
+                "flips_by_setting": _flips_by_setting(dig(data, "summary", "flips", default=[])),
+                "fragile_effect_zero": _fragile_effect_zero(data),
                 "by_setting": dig(data, "summary", "by_setting", default={}),
                 "flips": dig(data, "summary", "flips", default=[]),
                 "seconds": dig(data, "timing", "seconds"),
                 "engine": dig(data, "timing", "engine"),
             }
     return {"present": False, "grid": None, "seeds": None, "runs_per_cell": None, "cells": 0, "settings": [], "setting_count": 0,
-            "flip_count": 0,
+            "flip_count": 0, "flips_by_setting": [], "fragile_effect_zero": {"setting": None, "flips": []},
             "by_setting": {}, "flips": [], "seconds": None, "engine": None}  # fmt: skip
 
 

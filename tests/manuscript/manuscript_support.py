@@ -29,16 +29,18 @@ from colony.research.adversarial_study import run_adversarial  # noqa: E402
 from colony.research.seeding import canonical_json  # noqa: E402
 from colony.research.study import run_study  # noqa: E402
 from colony.research.study_config import load_study_config  # noqa: E402
+from colony.research.sweep import run_sweep  # noqa: E402
 from colony.research.tradeoff import run_tradeoff  # noqa: E402
 from scripts import variables  # noqa: E402
 from scripts.buildconfig import BuildConfig  # noqa: E402
 from scripts.collectors import load_collectors  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
-# a small trade-off and adversarial run beside the small study: every curve and scenario, few points and runs
+# a small trade-off, adversarial and reduced sweep run beside the small study: every curve, scenario and branch
 SMALL_EXTRAS = {"tradeoff.runs": 2, "tradeoff.execute_threshold": [0.65, 0.85], "tradeoff.static_trust_threshold": [0.4],
                 "tradeoff.cutoff": [0.2], "tradeoff.hazard_only_ticks": [1], "adversarial.runs": 2,
-                "adversarial.sybil_ids": [1, 2]}  # fmt: skip
+                "adversarial.sybil_ids": [1, 2], "sweep.reduced.seeds": 2, "sweep.reduced.runs": 2,
+                "sweep.reduced.names": ["default", "fragile effect 0"]}  # fmt: skip
 NOT_PARAMETERS = ("output_dir", "show_explorer")
 GATE_REPORT = {
     "passed": True,
@@ -91,6 +93,7 @@ def populate(out: Path, *, benchmarks: bool = True, study: bool = True) -> None:
         tradeoff = run_tradeoff(config, study_results=done.results, built={c.name: c for c in done.conditions})
         (out / "research" / "tradeoff.json").write_text(canonical_json(tradeoff), encoding="utf-8")
         (out / "research" / "adversarial.json").write_text(canonical_json(run_adversarial(config)), encoding="utf-8")
+        (out / "research" / "sweep.json").write_text(canonical_json(run_sweep(config, grid="reduced")), encoding="utf-8")
     if benchmarks:
         (out / "benchmarks").mkdir(parents=True, exist_ok=True)
         for path in sorted((DATA / "benchmarks").glob("*.json")):

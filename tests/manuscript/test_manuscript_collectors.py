@@ -127,3 +127,16 @@ def test_tradeoff_and_adversarial_keep_their_shape_and_their_counts(
     assert full["adversarial"]["sybil_ids"] == [s["identities"] for s in full["adversarial"]["sybil"]] == [1, 2]
     victim = full["adversarial"]["sybil"][0]["composite"]["victim"]["not_executed_first"]
     assert victim["a"]["denominator"] == victim["b"]["denominator"] > 0  # the same honest items in both workloads
+
+
+def test_the_sweep_groups_its_flips_and_finds_the_fragile_effect_setting(
+    complete: tuple[BuildConfig, dict[str, Any]], degraded: tuple[BuildConfig, dict[str, Any]]
+) -> None:
+    _, full = complete
+    _, empty = degraded
+    sweep = full["study"]["sweep"]
+    assert sweep["present"] and sweep["grid"] == "reduced" and sweep["setting_count"] == len(sweep["settings"]) == 2
+    assert sweep["fragile_effect_zero"]["setting"] == "fragile effect 0"
+    assert sum(len(g["flips"]) for g in sweep["flips_by_setting"]) == sweep["flip_count"]
+    assert all(f["here"] != f["default"] for g in sweep["flips_by_setting"] for f in g["flips"])
+    assert empty["study"]["sweep"]["present"] is False and empty["study"]["sweep"]["fragile_effect_zero"]["flips"] == []
