@@ -65,7 +65,7 @@ def test_tradeoff_and_adversarial_run_beside_the_study_on_the_same_cluster(tmp_p
     assert [r["executed"] for r in point["per_run"]] == [
         r["executed"] for r in study["analysis"]["per_condition"]["composite"]["per_run"]
     ]
-    assert list(adversarial["scenarios"]) == ["misreport", "sybil_2", "boilerplate", "attack", "trust_farming"]
+    assert set(adversarial["scenarios"]) == {"misreport", "sybil_2", "boilerplate", "attack", "trust_farming"}
 
 
 def test_analyze_checks_a_study_against_its_traces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
