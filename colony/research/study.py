@@ -127,6 +127,12 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
+def _preload_analysis() -> None:
+    """Import the analysis' statistics libraries (seconds of work) while the cluster runs the first tasks."""
+    import scipy.stats  # noqa: F401
+    import statsmodels.stats.multitest  # noqa: F401
+
+
 def _task(cfg: StudyConfig, policy: Policy, run: RunWorkload, conditions: tuple[Condition, ...]) -> RunResult:
     return run_one(cfg, policy, run, conditions)
 
@@ -218,7 +224,6 @@ def _run_study(
     records: list[dict[str, Any]] = []
     invariants: dict[str, dict[str, dict[str, bool]]] = {}
     ledgers: dict[str, dict[str, dict[str, Any]]] = {}
-    proposals = 0
     header = {
         "record": "header",
         "schema": SCHEMA,
@@ -230,24 +235,31 @@ def _run_study(
         "fields": TRACE_FIELDS,
     }
     seen = [0]
-
-    def tick(done: int, total: int, result: RunResult) -> None:
-        seen[0] += result.proposals
-        if progress is not None:
-            progress(done, total, seen[0])
-
-    conditions_arg = built if client is not None else built.result()  # a future is resolved on the worker
-    results_by_run = map_ordered(client, _task, [(cfg, policy, run, conditions_arg) for run in workload.runs], progress=tick)
-    conditions: tuple[Condition, ...] = built.result()
+    arrived: dict[int, RunResult] = {}
     with open(traces_path, "w", encoding="utf-8") as fh:
         fh.write(canonical_json(header) + "\n")
-        for result in results_by_run:
-            for rec in result.records:
-                fh.write(canonical_json(rec) + "\n")
-            records.extend(result.records)
-            invariants[f"r{result.run:02d}"] = result.invariants
-            ledgers[f"r{result.run:02d}"] = result.ledgers
-            proposals += result.proposals
+
+        def tick(done: int, total: int, result: RunResult) -> None:
+            # runs are written in run order as soon as every earlier run is in, while later ones still run
+            arrived[result.run] = result
+            while len(invariants) in arrived:
+                ready = arrived.pop(len(invariants))
+                fh.writelines(canonical_json(rec) + "\n" for rec in ready.records)
+                records.extend(ready.records)
+                invariants[f"r{ready.run:02d}"] = ready.invariants
+                ledgers[f"r{ready.run:02d}"] = ready.ledgers
+            seen[0] += result.proposals
+            if progress is not None:
+                progress(done, total, seen[0])
+
+        conditions_arg = built if client is not None else built.result()  # a future is resolved on the worker
+        if client is not None:
+            _preload_analysis()  # while the first tasks run
+        results_by_run = map_ordered(client, _task, [(cfg, policy, run, conditions_arg) for run in workload.runs], progress=tick)
+    proposals = seen[0]
+    if [r.run for r in results_by_run] != [r.run for r in workload.runs] or arrived:
+        raise RuntimeError("runs came back out of order or incomplete")  # a broken invariant, not an input error
+    conditions: tuple[Condition, ...] = built.result()
     analysis = analyze(records, cfg, policy, client=client)
     results: dict[str, Any] = {
         "schema": SCHEMA,
