@@ -39,9 +39,11 @@ def _stage(fn: Any, client: Any) -> tuple[Any, dict[str, float]]:
     return out, {"seconds": seconds, "cpu_seconds": cpu}
 
 
-def timed_study(runs: int | None, parallel: int, verify: bool, out: Path, *, extras: bool = False) -> dict[str, Any]:
+def timed_study(
+    runs: int | None, parallel: int, verify: bool, out: Path, *, extras: bool = False, attestation: bool = True
+) -> dict[str, Any]:
     """One study (cluster start included when ``parallel > 1``); with ``extras`` also its trade-off and adversarial runs."""
-    cfg = load_study_config().with_overrides(runs=runs)
+    cfg = load_study_config().with_overrides(runs=runs).with_values({"study.attestation": attestation})
     load = os.getloadavg()
     start = time.perf_counter()
     row: dict[str, Any] = {"runs": cfg.study.runs, "parallel": parallel, "verify": verify, "attestation": cfg.study.attestation}
@@ -80,6 +82,15 @@ def main(argv: list[str] | None = None) -> int:
         serial = timed_study(None, 1, True, root / "serial")
         pooled = timed_study(None, 2, True, root / "pooled", extras=True)
         identical = serial.pop("study_bytes") == pooled.pop("study_bytes")
+        unattested = timed_study(None, 1, True, root / "unattested", attestation=False)
+        unattested.pop("study_bytes")
+        results["attestation_cost"] = {
+            "with_seconds": serial["study_seconds"], "without_seconds": unattested["study_seconds"],
+            "with_cpu_seconds": serial["cpu_seconds"], "without_cpu_seconds": unattested["cpu_seconds"],
+            "cpu_share": 1.0 - unattested["cpu_seconds"] / serial["cpu_seconds"],
+        }  # fmt: skip
+        print(f"attestation: serial study {serial['cpu_seconds']:.1f} CPU s with the ledgers, {unattested['cpu_seconds']:.1f} "
+              f"without ({results['attestation_cost']['cpu_share']:.0%} of the study's CPU)")  # fmt: skip
         results["default_serial"] = serial
         results["default_parallel_2"] = pooled
         results["identical_across_pools"] = identical

@@ -172,6 +172,7 @@ def research(ctx: CollectContext) -> dict[str, Any]:
         "speedup": number(res.get("speedup")),
         "tradeoff": pick(dig(pooled, "tradeoff"), ("seconds", "cpu_seconds")),
         "adversarial": pick(dig(pooled, "adversarial"), ("seconds", "cpu_seconds")),
+        "attestation_cost": pick(res.get("attestation_cost"), ("with_cpu_seconds", "without_cpu_seconds", "cpu_share")),
         "identical_across_pools": res.get("identical_across_pools"),
         "differential": pick(res.get("differential"), ("points", "seconds", "points_per_second", "disagreements")),
         "formal": pick(res.get("formal"), ("proved", "total", "seconds", "z3")),
