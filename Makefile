@@ -10,8 +10,9 @@ STAMP := $(VENV)/.colony-installed
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml requirements.lock scripts/setup_system.sh
+$(STAMP): pyproject.toml requirements.lock scripts/setup_system.sh scripts/setup_npm.sh scripts/npm/package-lock.json
 	bash scripts/setup_system.sh
+	bash scripts/setup_npm.sh
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check uv
 	$(PYTHON) -m uv venv --allow-existing --python $(PYTHON) $(VENV)
 	$(PYTHON) -m uv pip install --quiet --compile-bytecode --python $(PY) -r requirements.lock
@@ -34,10 +35,10 @@ sweep: $(STAMP)
 	$(PY) -m colony.cli benchmark sweep $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 lock:
-	$(PYTHON) -m uv pip compile --universal --python-version 3.11 --extra dev --extra docs --extra formal --extra research pyproject.toml -o requirements.lock
+	$(PYTHON) -m uv pip compile --universal --python-version 3.11 --extra all --extra dev pyproject.toml -o requirements.lock
 
 clean:
-	rm -rf output/* $(VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf output/* $(VENV) .cache/npm .pytest_cache .ruff_cache .mypy_cache
 	touch output/.gitkeep
 
 # ---- build pipeline stages (owned by the build; `make build` runs them all in order) ----------------------

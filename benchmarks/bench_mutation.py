@@ -57,8 +57,8 @@ MUTANTS: dict[str, tuple[str, str, str]] = {
     ),
     "missing_ignores_evidence": (
         "missing_fields no longer counts absent evidence",
-        r"if not proposal\.evidence:\n(\s*)missing\.append\(\"evidence\"\)",
-        r"if not proposal.evidence:\n\1pass",
+        r"if not evidence:\n(\s*)missing\.append\(\"evidence\"\)",
+        r"if not evidence:\n\1pass",
     ),
 }
 TESTS = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import platform
@@ -13,6 +14,13 @@ from pathlib import Path
 from typing import Any
 
 OUTPUT = Path(os.environ.get("COLONY_OUTPUT", Path(__file__).resolve().parents[1] / "output")) / "benchmarks"
+# figures measured before (the reference implementation's, cited; colony's round one): see the file's "about" keys
+BASELINES: dict[str, Any] = json.loads((Path(__file__).parent / "baselines.json").read_text(encoding="utf-8"))
+
+
+def load_average() -> list[float]:
+    """The machine's 1-, 5- and 15-minute load averages (other work shares the CPUs: say how much)."""
+    return [round(x, 2) for x in os.getloadavg()]
 
 
 def timings(fn: Callable[[], object], n: int) -> list[float]:
@@ -24,6 +32,22 @@ def timings(fn: Callable[[], object], n: int) -> list[float]:
         fn()
         out.append(clock() - t)
     return out
+
+
+def repeated_us(fn: Callable[[], object], n: int, blocks: int = 5) -> dict[str, Any]:
+    """:func:`summary_us` of ``n`` calls made in ``blocks`` runs, with ``median_us`` the median of the runs' medians.
+
+    Other work on the machine comes and goes; a burst that slows one run moves its median,
+    not the median of five. ``block_medians_us`` shows the spread.
+    """
+    per = max(1, n // blocks)
+    gc.collect()  # start from a collected heap: garbage from an earlier measurement is not this one's cost
+    runs = [timings(fn, per) for _ in range(blocks)]
+    summary: dict[str, Any] = summary_us([t for run in runs for t in run])
+    medians = [statistics.median(run) * 1e6 for run in runs]
+    summary["median_us"] = statistics.median(medians)
+    summary["block_medians_us"] = medians
+    return summary
 
 
 def summary_us(samples: list[float]) -> dict[str, float]:
@@ -58,6 +82,7 @@ def write_artefact(name: str, results: dict[str, Any]) -> Path:
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
+        "load_average": load_average(),
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "results": results,
     }

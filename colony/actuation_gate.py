@@ -121,6 +121,14 @@ class ActuationGate:
     ) -> None:
         if not isinstance(pheromone_store, PheromoneStore):
             raise TypeError("pheromone_store must be a PheromoneStore")
+        if resource_ledger is not None and not isinstance(resource_ledger, ResourceLedger):
+            raise ValidationError(
+                "resource_ledger",
+                f"must be a ResourceLedger or None, got {type(resource_ledger).__name__}",
+                value=resource_ledger,
+            )
+        if recent_failures is not None and not callable(recent_failures):
+            raise ValidationError("recent_failures", f"must be callable or None, got {type(recent_failures).__name__}")
         self.policy = policy if policy is not None else default_policy().gate
         self.store = pheromone_store
         self.ledger = resource_ledger
@@ -130,12 +138,16 @@ class ActuationGate:
     @staticmethod
     def missing_fields(proposal: ActionProposal) -> tuple[str, ...]:
         """Completeness fields the proposal lacks, in policy order."""
+        rollback, evidence, expected = proposal.rollback_plan, proposal.evidence, proposal.expected_outcome
+        # "blank" without making stripped copies: empty, or whitespace only
+        if rollback and not rollback.isspace() and evidence and expected and not expected.isspace():
+            return ()
         missing = []
-        if not proposal.rollback_plan.strip():
+        if not rollback or rollback.isspace():
             missing.append("rollback_plan")
-        if not proposal.evidence:
+        if not evidence:
             missing.append("evidence")
-        if not proposal.expected_outcome.strip():
+        if not expected or expected.isspace():
             missing.append("expected_outcome")
         return tuple(missing)
 
@@ -267,7 +279,10 @@ class ActuationGate:
     ) -> GateResult:
         p = self.policy
         severity = self.falsification_severity(findings) if findings else 0.0
-        override = self._override(budget_approved, role, trust_score, findings)
+        if budget_approved and role is not AgentRole.SANDBOX and trust_score >= p.trust_hard_floor and not findings:
+            override = None  # the common case, without the call: no override can fire
+        else:
+            override = self._override(budget_approved, role, trust_score, findings)
         if override == "budget":
             return GateResult(
                 GateDecision.HOLD if integrated else GateDecision.REFUSE,
@@ -310,17 +325,22 @@ class ActuationGate:
         hazard, risk_ok, trust_ok, completeness = self._components(risk, failure, trust_score, recent_failures, len(missing))
         w = p.weights
         score = w.budget + risk_ok * w.risk + trust_ok * w.trust + completeness * w.completeness
-        score = max(0.0, min(1.0, score))
+        score = 0.0 if score < 0.0 else 1.0 if score > 1.0 else score
+        penalised = recent_failures >= p.recent_failure_threshold
+        trust_reduced = trust_ok < p.trust_partial_credit or (trust_ok < 1.0 and penalised)
+        if score >= p.execute_threshold and risk_ok >= 1.0 and not trust_reduced and not missing and not findings:
+            # an execute with nothing to warn about (the common verdict): no reasons to assemble
+            return GateResult(GateDecision.EXECUTE, score, f"gate score {score:.3f} >= execute threshold", [], True, severity)
         issues: list[str] = []
         if risk_ok < 1.0:
             issues.append(
                 f"elevated local pheromone hazard pressure at target ({hazard:.2f}; risk={risk:.2f}, failure={failure:.2f})"
             )
-        penalised = recent_failures >= p.recent_failure_threshold
-        if trust_ok < p.trust_partial_credit or (trust_ok < 1.0 and penalised):
+        if trust_reduced:
             suffix = f", recent_failures={recent_failures}" if penalised else ""
             issues.append(f"agent trust reduced (score={trust_score:.3f}{suffix})")
-        issues.extend(f"missing: {name}" for name in missing)
+        if missing:
+            issues.extend([f"missing: {name}" for name in missing])
         if findings:
             worst = max(findings, key=lambda f: f.severity.rank).severity
             issues.append(f"falsification findings: {len(findings)} (max severity {worst.value})")

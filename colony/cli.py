@@ -5,7 +5,8 @@ Each subcommand lives in its own module under :mod:`colony.commands` and exposes
 translates errors to exit codes (in exactly one place).
 
 Exit codes: 0 success, 1 the command ran and reports a failure (a failed check,
-an invalid ledger, a failing replay assertion), 2 bad input or usage.
+an invalid ledger, a failing replay assertion), 2 bad input or usage, or a command whose
+``colony[...]`` extra is not installed (the message names the extra).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 
 from colony import __version__
 from colony.errors import ColonyError
+from colony.extras import missing_extra_message
 
 __all__ = ["build_parser", "main"]
 
@@ -58,6 +60,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps({"success": False, "error": str(exc)}))
         else:
             print(f"colony {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # a command of an extra that is not installed (the lean core install)
+        message = missing_extra_message(exc, prefer=getattr(args, "extra", None))
+        if message is None:
+            raise
+        print(f"colony {args.command}: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"colony {args.command}: interrupted", file=sys.stderr)

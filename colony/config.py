@@ -29,11 +29,13 @@ __all__ = [
     "BudgetPolicy",
     "FalsificationPolicy",
     "GatePolicy",
+    "LimitsPolicy",
     "OutcomePolicy",
     "PheromonePolicy",
     "Policy",
     "ProposalPolicy",
     "PruningPolicy",
+    "RetentionPolicy",
     "RolePolicy",
     "TrustPolicy",
     "config_dir",
@@ -97,6 +99,7 @@ class TrustPolicy:
     repair_delta: float
     feedback_weight: float
     history_cap: int
+    decimals: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +201,21 @@ class FalsificationPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class LimitsPolicy:
+    text_bytes: int
+    json_bytes: int
+    json_depth: int
+    integer_bits: int
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionPolicy:
+    proposal_ticks: int
+    profile_idle_ticks: int
+    sweep_rows: int
+
+
+@dataclass(frozen=True, slots=True)
 class BudgetPolicy:
     max_llm_calls: int
     max_runtime_seconds: float
@@ -238,6 +256,8 @@ class Policy:
     proposal: ProposalPolicy
     falsification: FalsificationPolicy
     budget: BudgetPolicy
+    limits: LimitsPolicy
+    retention: RetentionPolicy
     pruning: PruningPolicy
 
     def to_dict(self) -> dict[str, Any]:
@@ -340,6 +360,16 @@ def _validate(p: Policy, path: str) -> None:
     _check(t.repair_delta <= 0, "trust.repair_delta", "must be <= 0", path)
     _check(t.feedback_weight >= 0, "trust.feedback_weight", "must be >= 0", path)
     _check(t.history_cap >= 1, "trust.history_cap", "must be >= 1", path)
+    _check(0 <= t.decimals <= 12, "trust.decimals", "must be in [0, 12]", path)
+    unit = 10**t.decimals
+    for name in ("new_agent_trust", "pass_delta", "fail_delta", "repair_delta"):
+        scaled = getattr(t, name) * unit
+        _check(
+            abs(scaled - round(scaled)) < 1e-6,
+            f"trust.{name}",
+            f"must be a whole number of trust units (10^-{t.decimals}), got {getattr(t, name)!r}",
+            path,
+        )
 
     lad = p.roles.ladder
     steps = (lad.repair_ant, lad.memory_ant, lad.dispatcher, lad.guard_ant)
@@ -397,6 +427,15 @@ def _validate(p: Policy, path: str) -> None:
         "import_graph_max_files",
     ):
         _check(getattr(f, name) >= 1, f"falsification.{name}", "must be >= 1", path)
+
+    lim = p.limits
+    _check(lim.text_bytes >= 1 and lim.json_bytes >= 2, "limits", "text_bytes must be >= 1 and json_bytes >= 2", path)
+    _check(8 <= lim.json_depth <= 200, "limits.json_depth", "must be in [8, 200]", path)
+    _check(8 <= lim.integer_bits <= 64, "limits.integer_bits", "must be in [8, 64] (the state store holds 64-bit integers)", path)
+
+    r = p.retention
+    for name in ("proposal_ticks", "profile_idle_ticks", "sweep_rows"):
+        _check(getattr(r, name) >= 1, f"retention.{name}", "must be >= 1", path)
 
     b = p.budget
     for name in ("max_risk_level", "max_merge_risk", "max_security_exposure"):

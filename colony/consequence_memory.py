@@ -1,11 +1,12 @@
-"""Consequence memory: outcomes, trust profiles and their history, on SQLite.
+"""Consequence memory: proposals, outcomes and agent trust profiles, on the state store.
 
-Trust moves by one formula everywhere (the paper's Eq. 12):
-
-    Δ = (pass_delta if tests passed else fail_delta) + repair_delta·[repair] + feedback_weight·feedback
-
-Per-agent reads are keyed (indexes plus a bounded in-process cache), so their cost
-does not grow with the number of recorded consequences.
+Trust moves by one formula everywhere (the paper's Eq. 12, exact at the policy's
+precision: :mod:`colony.trust`). Rows are compact: an outcome row refers to its
+proposal's row instead of repeating it, and an agent's history is read from the
+outcomes themselves. Per-agent reads are keyed (an index plus a bounded in-process
+cache), so their cost does not grow with the number of recorded consequences; this
+process owns the store, so it also keeps the set of agent ids that have a profile,
+and an unknown agent costs no query at all.
 
 >>> mem = ConsequenceMemory()
 >>> mem.get_profile("new-agent").trust_score
@@ -14,7 +15,6 @@ does not grow with the number of recorded consequences.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -23,97 +23,29 @@ from typing import Any
 
 from colony.config import TrustPolicy, default_policy
 from colony.errors import ConflictError, ValidationError
+from colony.memory_rows import (
+    INSERT_CONSEQUENCE,
+    INSERT_PROPOSAL,
+    PROPOSAL_COLUMNS,
+    PROPOSAL_SELECT,
+    RECENT_KEYS,
+    SAVE_PROFILE,
+    SCHEMA,
+    proposal_from_row,
+)
 from colony.models import (
-    COST_FIELDS,
     ActionProposal,
     AgentRole,
     AgentTrustProfile,
     ConsequenceRecord,
-    ResourceCost,
     check_finite,
+    check_text,
     json_text,
 )
 from colony.storage import StateDB
+from colony.trust import outcome_delta, quantize
 
-__all__ = ["ConsequenceMemory", "parse_feedback"]
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS consequences (
-    consequence_id TEXT PRIMARY KEY,
-    proposal_id TEXT NOT NULL UNIQUE,
-    agent_id TEXT NOT NULL,
-    action_type TEXT NOT NULL,
-    target TEXT NOT NULL,
-    proposal_json TEXT NOT NULL,
-    action_taken TEXT NOT NULL,
-    actual_outcome TEXT NOT NULL,
-    tests_passed INTEGER NOT NULL,
-    human_feedback REAL NOT NULL,
-    repair_needed INTEGER NOT NULL,
-    trust_delta REAL NOT NULL,
-    recorded_at REAL NOT NULL,
-    attested INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS consequences_agent ON consequences (agent_id, recorded_at);
-CREATE INDEX IF NOT EXISTS consequences_time ON consequences (recorded_at);
-CREATE TABLE IF NOT EXISTS agent_profiles (
-    agent_id TEXT PRIMARY KEY,
-    role TEXT NOT NULL,
-    trust_score REAL NOT NULL,
-    total_proposals INTEGER NOT NULL,
-    accepted_proposals INTEGER NOT NULL,
-    last_updated REAL NOT NULL,
-    calibrated INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS agent_profiles_role ON agent_profiles (role);
-CREATE TABLE IF NOT EXISTS consequence_history (
-    agent_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    consequence_id TEXT NOT NULL,
-    PRIMARY KEY (agent_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS proposals (
-    proposal_id TEXT PRIMARY KEY,
-    agent_id TEXT NOT NULL,
-    agent_type TEXT NOT NULL,
-    action_type TEXT NOT NULL,
-    target TEXT NOT NULL,
-    rationale TEXT NOT NULL,
-    expected_outcome TEXT NOT NULL,
-    rollback_plan TEXT NOT NULL,
-    evidence_json TEXT,
-    created_at REAL NOT NULL,
-    llm_calls INTEGER NOT NULL,
-    runtime_seconds REAL NOT NULL,
-    risk_level REAL NOT NULL,
-    human_attention_minutes REAL NOT NULL,
-    merge_risk REAL NOT NULL,
-    doc_debt REAL NOT NULL,
-    security_exposure REAL NOT NULL
-);
--- a stored agent's proposal count follows its proposals (an unknown agent's first row is written by save_profile)
-CREATE TRIGGER IF NOT EXISTS proposals_count AFTER INSERT ON proposals BEGIN
-    UPDATE agent_profiles SET total_proposals = total_proposals + 1 WHERE agent_id = NEW.agent_id;
-END;
-"""
-# proposals are stored as columns, not JSON: encoding eight floats to text costs more than the insert
-_PROPOSAL_COLUMNS = (
-    "proposal_id",
-    "agent_id",
-    "agent_type",
-    "action_type",
-    "target",
-    "rationale",
-    "expected_outcome",
-    "rollback_plan",
-    "evidence_json",
-    "created_at",
-    *COST_FIELDS,
-)
-_INSERT_PROPOSAL = (
-    f"INSERT OR IGNORE INTO proposals ({', '.join(_PROPOSAL_COLUMNS)}) VALUES ({', '.join('?' * len(_PROPOSAL_COLUMNS))})"
-)
-_SELECT_PROPOSAL = f"SELECT {', '.join(_PROPOSAL_COLUMNS)} FROM proposals WHERE proposal_id = ?"
+__all__ = ["SCHEMA", "ConsequenceMemory", "check_agent_id", "parse_feedback"]
 
 _POSITIVE = frozenset({"good", "approve", "yes", "+"})
 _NEGATIVE = frozenset({"bad", "reject", "no", "-"})
@@ -143,11 +75,32 @@ def parse_feedback(feedback: str | None) -> float:
     return max(-1.0, min(1.0, value))
 
 
+def check_agent_id(agent_id: Any) -> str:
+    """Return ``agent_id`` if it is a non-blank, valid Unicode string; ValidationError("agent_id") otherwise."""
+    if type(agent_id) is str and agent_id.isascii() and agent_id and not agent_id.isspace():
+        return agent_id  # the common case, without making a stripped copy
+    if not isinstance(agent_id, str) or not agent_id.strip():
+        raise ValidationError("agent_id", "must be a non-empty string", value=agent_id)
+    if not agent_id.isascii():
+        check_text("agent_id", agent_id)
+    return agent_id
+
+
+class _Agent:
+    """A stored agent's cached state: its live profile and its newest outcomes (True = failure)."""
+
+    __slots__ = ("profile", "recent")
+
+    def __init__(self, profile: AgentTrustProfile, recent: deque[bool]) -> None:
+        self.profile = profile
+        self.recent = recent
+
+
 class ConsequenceMemory:
-    """Outcome records and agent profiles.
+    """Outcome records, proposals and agent profiles.
 
     Parameters:
-        db: a :class:`StateDB`, or a path (``":memory:"`` default) to open one.
+        db: a :class:`StateDB`, or a path to open one (``":memory:"`` or None: in memory).
         policy: the ``trust`` policy section.
         recent_window: how many of an agent's newest outcomes count as "recent".
         clock: time source for timestamps.
@@ -155,83 +108,98 @@ class ConsequenceMemory:
 
     def __init__(
         self,
-        db: StateDB | str | Path = ":memory:",
+        db: StateDB | str | Path | None = None,
         *,
         policy: TrustPolicy | None = None,
         recent_window: int | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.db = db if isinstance(db, StateDB) else StateDB(db)
+        self.db = db if isinstance(db, StateDB) else StateDB(db, schemas=(SCHEMA,))
         full = default_policy()
         self.policy = policy if policy is not None else full.trust
         self.window = recent_window if recent_window is not None else full.gate.recent_failure_window
         self._clock = clock
-        self.db.conn.executescript(_SCHEMA)
-        self._profiles: OrderedDict[str, AgentTrustProfile] = OrderedDict()
-        self._recent: OrderedDict[str, deque[bool]] = OrderedDict()
+        self.db.ensure_schema(SCHEMA)
+        self._cursor = self.db.conn.cursor()  # one cursor for the hot statements (no cursor object per call)
+        self._agents: OrderedDict[str, _Agent] = OrderedDict()
+        self._known = {row[0] for row in self.db.conn.execute("SELECT agent_id FROM agent_profiles")}
 
     def close(self) -> None:
         self.db.close()
 
     def invalidate_cache(self) -> None:
-        """Drop cached profiles (after a rolled-back transaction)."""
-        self._profiles.clear()
-        self._recent.clear()
+        """Drop cached profiles and reread the known agents (after a rolled-back transaction)."""
+        self._agents.clear()
+        self._known = {row[0] for row in self.db.conn.execute("SELECT agent_id FROM agent_profiles")}
 
     # ---------------------------------------------------------------- trust
     def trust_delta(self, *, tests_passed: bool, repair_needed: bool, human_feedback: float) -> float:
-        """Eq. 12: the trust change one outcome causes (not clamped)."""
-        p = self.policy
-        delta = p.pass_delta if tests_passed else p.fail_delta
-        if repair_needed:
-            delta += p.repair_delta
-        return delta + human_feedback * p.feedback_weight
+        """Eq. 12: the trust change one outcome causes, at the policy's precision (not clamped)."""
+        return outcome_delta(self.policy, tests_passed=tests_passed, repair_needed=repair_needed, feedback=human_feedback)
 
     # ------------------------------------------------------------- profiles
-    def _load(self, agent_id: str) -> AgentTrustProfile | None:
-        cached = self._profiles.get(agent_id)
-        if cached is not None:
-            self._profiles.move_to_end(agent_id)
-            return cached
-        row = self.db.conn.execute(
+    def _agent(self, agent_id: str) -> _Agent | None:
+        """The stored agent's cache entry (loaded on a miss), or None for an agent without a profile."""
+        entry = self._agents.get(agent_id)
+        if entry is not None:
+            self._agents.move_to_end(agent_id)
+            return entry
+        if agent_id not in self._known:
+            return None
+        conn = self.db.conn
+        row = conn.execute(
             "SELECT role, trust_score, total_proposals, accepted_proposals, last_updated FROM agent_profiles WHERE agent_id = ?",
             (agent_id,),
         ).fetchone()
-        if row is None:
-            return None
-        history = [
-            r[0]
-            for r in self.db.conn.execute(
-                "SELECT consequence_id FROM consequence_history WHERE agent_id = ? ORDER BY seq",
-                (agent_id,),
-            )
-        ]
-        profile = AgentTrustProfile(agent_id, AgentRole(row[0]), row[1], row[2], row[3], history, row[4])
-        self._cache(agent_id, profile)
-        return profile
+        newest = conn.execute(
+            "SELECT consequence_id, tests_passed, repair_needed FROM consequences WHERE agent_id = ? ORDER BY rowid DESC LIMIT ?",
+            (agent_id, max(self.policy.history_cap, self.window)),
+        ).fetchall()
+        newest.reverse()
+        history = [r[0] for r in newest[-self.policy.history_cap :]]
+        recent = deque((not tp or bool(rn) for _, tp, rn in newest[-self.window :]), maxlen=self.window)
+        entry = _Agent(AgentTrustProfile(agent_id, AgentRole(row[0]), row[1], row[2], row[3], history, row[4]), recent)
+        self._remember(agent_id, entry)
+        return entry
 
-    def _cache(self, agent_id: str, profile: AgentTrustProfile) -> None:
-        self._profiles[agent_id] = profile
-        self._profiles.move_to_end(agent_id)
-        while len(self._profiles) > _CACHE_SIZE:
-            self._profiles.popitem(last=False)
+    def _remember(self, agent_id: str, entry: _Agent) -> None:
+        self._agents[agent_id] = entry
+        self._agents.move_to_end(agent_id)
+        while len(self._agents) > _CACHE_SIZE:
+            self._agents.popitem(last=False)
+
+    def profile(self, agent_id: str) -> AgentTrustProfile:
+        """The kernel's working profile: the live cached object of a stored agent, else a new default.
+
+        Changes to it are the cache's truth once written with :meth:`save_profile` (a
+        rolled-back transaction drops the cache). Callers outside the kernel use
+        :meth:`get_profile`, which returns a copy.
+        """
+        entry = self._agent(check_agent_id(agent_id))
+        if entry is not None:
+            return entry.profile
+        return AgentTrustProfile.default(agent_id, self.policy.new_agent_trust, self._clock())
 
     def get_profile(self, agent_id: str) -> AgentTrustProfile:
         """The agent's profile (a copy); an unknown agent gets a default, unsaved profile."""
-        if not isinstance(agent_id, str) or not agent_id.strip():
-            raise ValidationError("agent_id", "must be a non-empty string", value=agent_id)
-        p = self._load(agent_id)
-        if p is None:
-            return AgentTrustProfile(agent_id, AgentRole.SANDBOX, self.policy.new_agent_trust, 0, 0, [], self._clock())
-        return p.copy()
+        entry = self._agent(check_agent_id(agent_id))
+        if entry is None:
+            return AgentTrustProfile.default(agent_id, self.policy.new_agent_trust, self._clock())
+        return entry.profile.copy()
 
-    def save_profile(self, profile: AgentTrustProfile, *, calibrated: bool = False) -> None:
-        """Upsert a profile's scalar fields."""
-        self.db.conn.execute(
-            "INSERT INTO agent_profiles VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET "
-            "role=excluded.role, trust_score=excluded.trust_score, total_proposals=excluded.total_proposals, "
-            "accepted_proposals=excluded.accepted_proposals, last_updated=excluded.last_updated, "
-            "calibrated=MAX(calibrated, excluded.calibrated)",
+    def is_stored(self, profile: AgentTrustProfile) -> bool:
+        """Whether ``profile``'s agent has a stored profile row."""
+        return profile.agent_id in self._known
+
+    def is_stored_id(self, agent_id: str) -> bool:
+        """Whether ``agent_id`` has a stored profile row (no query: this process keeps the set)."""
+        return agent_id in self._known
+
+    def save_profile(self, profile: AgentTrustProfile, *, calibrated: bool = False, tick: int = 0) -> None:
+        """Upsert a profile's scalar fields (trust at the policy's precision) and make it the cached one."""
+        profile.trust_score = quantize(profile.trust_score, self.policy.decimals)
+        self._cursor.execute(
+            SAVE_PROFILE,
             (
                 profile.agent_id,
                 profile.role.value,
@@ -240,20 +208,42 @@ class ConsequenceMemory:
                 profile.accepted_proposals,
                 profile.last_updated,
                 int(calibrated),
+                tick,
             ),
         )
-        self._cache(profile.agent_id, profile.copy())
+        agent_id = profile.agent_id
+        entry = self._agents.get(agent_id)
+        if entry is None:
+            if agent_id in self._known:  # stored, but no longer cached: load its outcomes
+                entry = self._agent(agent_id)
+                assert entry is not None
+            else:
+                self._known.add(agent_id)
+                entry = _Agent(profile, deque(maxlen=self.window))
+                self._remember(agent_id, entry)
+        entry.profile = profile
 
-    def note_proposal(self, profile: AgentTrustProfile, proposal: ActionProposal) -> bool:
-        """Store ``proposal`` and count it once for the profile's agent; True if it was new.
+    def note_proposal(
+        self,
+        profile: AgentTrustProfile,
+        proposal: ActionProposal,
+        evidence_json: str | None = None,
+        *,
+        tick: int = 0,
+        save_new: bool = True,
+    ) -> bool:
+        """Store ``proposal`` and count it once for ``profile`` (in place); True if it was new.
 
-        The profile is updated in place and its new count persisted. A proposal id already
-        used by another agent is a ConflictError (ids identify one agent's proposal).
+        ``evidence_json`` is the evidence's JSON text if the caller has it already. A stored
+        agent's count is kept by the table's trigger; a new agent's profile row is written
+        here, unless ``save_new`` is False (the caller saves it in the same call). A proposal
+        id already used by another agent is a ConflictError.
         """
         b = proposal.budget_estimate
         evidence = proposal.evidence
-        cur = self.db.conn.execute(
-            _INSERT_PROPOSAL,
+        cur = self._cursor
+        cur.execute(
+            INSERT_PROPOSAL,
             (
                 proposal.proposal_id,
                 proposal.agent_id,
@@ -263,7 +253,7 @@ class ConsequenceMemory:
                 proposal.rationale,
                 proposal.expected_outcome,
                 proposal.rollback_plan,
-                json_text(evidence) if evidence else None,
+                evidence_json if evidence_json is not None else (json_text(evidence) if evidence else None),
                 proposal.created_at,
                 b.llm_calls,
                 b.runtime_seconds,
@@ -272,15 +262,18 @@ class ConsequenceMemory:
                 b.merge_risk,
                 b.doc_debt,
                 b.security_exposure,
+                tick,
             ),
         )
         if cur.rowcount:
             profile.total_proposals += 1
-            cached = self._profiles.get(profile.agent_id)
-            if cached is not None:  # stored: the insert trigger has counted it in the table, and so does the cache
-                cached.total_proposals += 1
-            else:
-                self.save_profile(profile)
+            if profile.agent_id not in self._known:  # a new agent: its first proposal stores its profile
+                if save_new:
+                    self.save_profile(profile, tick=tick)
+                return True
+            cached = self._agents.get(profile.agent_id)
+            if cached is not None and cached.profile is not profile:  # a copy was counted: so is the cache
+                cached.profile.total_proposals += 1
             return True
         row = self.db.conn.execute("SELECT agent_id FROM proposals WHERE proposal_id = ?", (proposal.proposal_id,)).fetchone()
         if row[0] != proposal.agent_id:
@@ -292,50 +285,37 @@ class ConsequenceMemory:
 
     def get_proposal(self, proposal_id: str) -> ActionProposal | None:
         """The proposal stored under ``proposal_id`` (first seen version), or None."""
-        row = self.db.conn.execute(_SELECT_PROPOSAL, (proposal_id,)).fetchone()
-        if row is None:
-            return None
-        (pid, agent_id, agent_type, action_type, target, rationale, expected, rollback, evidence, created_at, *cost) = row
-        return ActionProposal(
-            agent_id,
-            agent_type,
-            action_type,
-            target,
-            rationale,
-            expected,
-            ResourceCost(*cost),
-            rollback,
-            json.loads(evidence) if evidence else {},
-            pid,
-            created_at,
-        )
+        row = self.db.conn.execute(f"SELECT {PROPOSAL_SELECT} FROM proposals p WHERE proposal_id = ?", (proposal_id,)).fetchone()
+        return proposal_from_row(row) if row is not None else None
 
     # -------------------------------------------------------------- outcomes
     def has_outcome(self, proposal_id: str) -> bool:
         row = self.db.conn.execute("SELECT 1 FROM consequences WHERE proposal_id = ?", (proposal_id,)).fetchone()
         return row is not None
 
-    def record(self, record: ConsequenceRecord, profile: AgentTrustProfile, *, attested: bool = False) -> AgentTrustProfile:
-        """Store one outcome and apply it to ``profile`` (updated in place and saved).
+    def record(
+        self,
+        record: ConsequenceRecord,
+        profile: AgentTrustProfile,
+        *,
+        attested: bool = False,
+        tick: int = 0,
+        settle: Callable[[AgentTrustProfile], object] | None = None,
+    ) -> AgentTrustProfile:
+        """Store one outcome and apply it to ``profile`` (updated in place, then saved once).
 
-        The caller counts the proposal (:meth:`note_proposal`) and sets the role; this
-        method applies the trust delta, the acceptance count and the history.
-        Raises ConflictError if the proposal already has an outcome.
+        The caller stores and counts the proposal first (:meth:`note_proposal`); ``settle``
+        (the role adapter's update) runs on the profile after the trust change and before
+        the save. Raises ConflictError, changing nothing, if the proposal already has an outcome.
         """
         proposal = record.proposal
-        profile.apply_delta(record.trust_delta, now=record.recorded_at)
-        if record.tests_passed and not record.repair_needed:
-            profile.accepted_proposals += 1
-        conn = self.db.conn
-        cur = conn.execute(
-            "INSERT OR IGNORE INTO consequences VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        cur = self._cursor
+        cur.execute(
+            INSERT_CONSEQUENCE,
             (
                 record.consequence_id,
                 proposal.proposal_id,
                 proposal.agent_id,
-                proposal.action_type,
-                proposal.target,
-                proposal.to_json(),
                 record.action_taken,
                 record.actual_outcome,
                 int(record.tests_passed),
@@ -348,61 +328,38 @@ class ConsequenceMemory:
         )
         if not cur.rowcount:
             raise ConflictError(f"proposal {proposal.proposal_id!r} already has a recorded outcome", ident=proposal.proposal_id)
-        row = conn.execute("SELECT MAX(seq) FROM consequence_history WHERE agent_id = ?", (proposal.agent_id,)).fetchone()
-        seq = (row[0] or 0) + 1
-        conn.execute("INSERT INTO consequence_history VALUES (?, ?, ?)", (proposal.agent_id, seq, record.consequence_id))
-        cap = self.policy.history_cap
-        if seq > cap:
-            conn.execute("DELETE FROM consequence_history WHERE agent_id = ? AND seq <= ?", (proposal.agent_id, seq - cap))
-        profile.consequence_history.append(record.consequence_id)
-        del profile.consequence_history[:-cap]
-        self.save_profile(profile)
-        recent = self._recent_deque(proposal.agent_id)
-        recent.append(not record.tests_passed or record.repair_needed)
+        profile.apply_delta(record.trust_delta, now=record.recorded_at, decimals=self.policy.decimals)
+        if record.tests_passed and not record.repair_needed:
+            profile.accepted_proposals += 1
+        history = profile.consequence_history
+        history.append(record.consequence_id)
+        if len(history) > self.policy.history_cap:
+            del history[: -self.policy.history_cap]
+        if settle is not None:
+            settle(profile)
+        self.save_profile(profile, tick=tick)
+        entry = self._agents[profile.agent_id]
+        entry.recent.append(not record.tests_passed or record.repair_needed)
         return profile
-
-    def _recent_deque(self, agent_id: str) -> deque[bool]:
-        d = self._recent.get(agent_id)
-        if d is None:
-            rows = self.db.conn.execute(
-                "SELECT tests_passed, repair_needed FROM consequences WHERE agent_id = ? ORDER BY recorded_at DESC, rowid DESC LIMIT ?",
-                (agent_id, self.window),
-            ).fetchall()
-            d = deque((not tp or bool(rn) for tp, rn in reversed(rows)), maxlen=self.window)
-            self._recent[agent_id] = d
-            while len(self._recent) > _CACHE_SIZE:
-                self._recent.popitem(last=False)
-        else:
-            self._recent.move_to_end(agent_id)
-        return d
 
     def recent_failures(self, agent_id: str) -> int:
         """Failures (failed tests or repair needed) among the agent's newest ``window`` outcomes."""
-        return sum(self._recent_deque(agent_id))
+        entry = self._agent(agent_id)
+        return sum(entry.recent) if entry is not None else 0
 
     def recent_consequences(self, limit: int = 10) -> list[dict[str, Any]]:
-        """The newest outcomes as dicts, newest first."""
+        """The newest outcomes as dicts, newest (last recorded) first."""
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
             raise ValidationError("limit", "must be a non-negative integer", value=limit)
         rows = self.db.conn.execute(
-            "SELECT consequence_id, proposal_id, agent_id, action_type, target, tests_passed, repair_needed, trust_delta, recorded_at "
-            "FROM consequences ORDER BY recorded_at DESC, rowid DESC LIMIT ?",
+            "SELECT c.consequence_id, c.proposal_id, c.agent_id, p.action_type, p.target, c.tests_passed, c.repair_needed, "
+            "c.trust_delta, c.recorded_at FROM consequences c JOIN proposals p ON p.proposal_id = c.proposal_id "
+            "ORDER BY c.rowid DESC LIMIT ?",
             (limit,),
         ).fetchall()
-        keys = (
-            "consequence_id",
-            "proposal_id",
-            "agent_id",
-            "action_type",
-            "target",
-            "tests_passed",
-            "repair_needed",
-            "trust_delta",
-            "recorded_at",
-        )
         out = []
         for row in rows:
-            d = dict(zip(keys, row, strict=True))
+            d = dict(zip(RECENT_KEYS, row, strict=True))
             d["tests_passed"] = bool(d["tests_passed"])
             d["repair_needed"] = bool(d["repair_needed"])
             out.append(d)
@@ -416,23 +373,16 @@ class ConsequenceMemory:
     def get_record(self, proposal_id: str) -> ConsequenceRecord | None:
         """The outcome recorded for a proposal, if any."""
         row = self.db.conn.execute(
-            "SELECT proposal_json, action_taken, actual_outcome, tests_passed, human_feedback, repair_needed, trust_delta, "
-            "recorded_at, consequence_id FROM consequences WHERE proposal_id = ?",
+            f"SELECT {PROPOSAL_SELECT}, c.action_taken, c.actual_outcome, c.tests_passed, c.human_feedback, "
+            "c.repair_needed, c.trust_delta, c.recorded_at, c.consequence_id "
+            "FROM consequences c JOIN proposals p ON p.proposal_id = c.proposal_id WHERE c.proposal_id = ?",
             (proposal_id,),
         ).fetchone()
         if row is None:
             return None
-        return ConsequenceRecord(
-            ActionProposal.from_dict(json.loads(row[0])),
-            row[1],
-            row[2],
-            bool(row[3]),
-            row[4],
-            bool(row[5]),
-            row[6],
-            row[7],
-            row[8],
-        )
+        n = len(PROPOSAL_COLUMNS)
+        taken, actual, passed, feedback, repair, delta, at, cid = row[n:]
+        return ConsequenceRecord(proposal_from_row(row[:n]), taken, actual, bool(passed), feedback, bool(repair), delta, at, cid)
 
     def count(self) -> int:
         """Number of recorded outcomes."""
@@ -442,3 +392,18 @@ class ConsequenceMemory:
         """Number of known agents per role."""
         rows = self.db.conn.execute("SELECT role, COUNT(*) FROM agent_profiles GROUP BY role ORDER BY role").fetchall()
         return {role: n for role, n in rows}
+
+    # ------------------------------------------------------------- retention
+    def forget(self, agent_ids: list[str]) -> None:
+        """Drop deleted profiles from the in-process caches (see :mod:`colony.retention`)."""
+        for agent_id in agent_ids:
+            self._known.discard(agent_id)
+            self._agents.pop(agent_id, None)
+
+    def proposal_count(self) -> int:
+        """Number of stored proposals."""
+        return int(self.db.conn.execute("SELECT COUNT(*) FROM proposals").fetchone()[0])
+
+    def profile_count(self) -> int:
+        """Number of stored profiles."""
+        return len(self._known)

@@ -31,16 +31,18 @@ from colony.attestation import (
     signer_from_env,
 )
 from colony.config import Policy, default_policy, load_policy
+from colony.consequence_memory import SCHEMA as MEMORY_SCHEMA
 from colony.consequence_memory import ConsequenceMemory
-from colony.errors import AttestationError, ValidationError
+from colony.errors import ValidationError
 from colony.falsification import FalsificationWorker
 from colony.falsification.report import risk_deposit
 from colony.kernel_attestation import AttestedLifecycleMixin
+from colony.kernel_outcomes import OutcomeMixin
+from colony.limits import InputLimits
 from colony.models import (
     ActionProposal,
     AgentTrustProfile,
     ColonySignal,
-    ConsequenceRecord,
     DecayRate,
     FalsificationFinding,
     GateDecision,
@@ -48,13 +50,16 @@ from colony.models import (
     SignalSource,
     SignalType,
     check_finite,
+    check_json_value,
+    check_text,
 )
-from colony.outcomes import ParsedOutcome, parse_outcome
 from colony.pheromone_store import PheromoneStore
 from colony.pruning_daemon import PruningDaemon
 from colony.resource_ledger import ResourceLedger
+from colony.retention import Retention
 from colony.role_adapter import RoleAdapter
 from colony.storage import StateDB
+from colony.trust import quantize
 
 __all__ = ["ATTESTATION_MODES", "ColonyKernel", "ColonyKernelConfig"]
 
@@ -109,14 +114,14 @@ class ColonyKernelConfig:
             raise ValidationError("attestation_algorithm", "must be 'hmac' or 'ed25519'", value=self.attestation_algorithm)
 
 
-class ColonyKernel(AttestedLifecycleMixin):
+class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
     """The colony control plane. Public methods are safe under concurrent callers."""
 
     def __init__(self, config: ColonyKernelConfig | None = None) -> None:
         self.config = config = config if config is not None else ColonyKernelConfig()
         self.policy = config.resolve_policy()
         self._clock = config.clock
-        self.db = StateDB(config.state_path if config.state_path is not None else ":memory:")
+        self.db = StateDB(config.state_path, schemas=(MEMORY_SCHEMA,))
         self._lock = self.db.lock
         p = self.policy
         self.pheromones = PheromoneStore(p.pheromone, clock=self._clock)
@@ -139,10 +144,13 @@ class ColonyKernel(AttestedLifecycleMixin):
         )
         self.pruning_daemon = PruningDaemon(p, pheromone_store=self.pheromones, repo_root=config.repo_root, clock=self._clock)
         self._decay_default = {st: DecayRate(getattr(p.pheromone.signal_defaults, st.value)) for st in SignalType}
+        self._limits = InputLimits(p.limits)
+        self.retention = Retention(p.retention, self.consequence_memory, self.db)
         self.db.on_rollback(self.consequence_memory.invalidate_cache)
         self._restore()
         self.run_id = self._init_run_id(config.run_id)
         self.attestation = self._init_attestation()
+        self._lean = not self.db.persistent and self.attestation is None
 
     # ----------------------------------------------------------- persistence
     def _restore(self) -> None:
@@ -157,13 +165,14 @@ class ColonyKernel(AttestedLifecycleMixin):
                 db.delete_expired_traces(tick)
                 db.save_budget(self.resource_ledger.used, self.resource_ledger.period_start)
             self.pheromones.set_journal(db.save_trace)
-            self.resource_ledger.set_journal(lambda: db.save_budget(self.resource_ledger.used, self.resource_ledger.period_start))
+            self.resource_ledger.set_journal(db.save_budget)
         self._pruning_count = int(db.get_meta("pruning_candidates_count") or 0) if db.persistent else 0
 
     def _init_run_id(self, requested: str | None) -> str:
-        stored = self.db.get_meta("run_id")
+        """The attestation run id: requested, else the state file's, else a new one (kept in a state file)."""
+        stored = self.db.get_meta("run_id") if self.db.persistent else None
         run_id = requested or stored or f"kernel-{uuid.uuid4().hex}"
-        if run_id != stored:
+        if run_id != stored and self.db.persistent:
             with self.db.transaction():
                 self.db.set_meta("run_id", run_id)
         return run_id
@@ -187,6 +196,19 @@ class ColonyKernel(AttestedLifecycleMixin):
         """One kernel call = one transaction; a rollback also drops the profile caches (see __init__)."""
         return self.db.transaction()
 
+    def _proposal_scope(self, agent_id: str) -> AbstractContextManager[object]:
+        """The proposal's write scope: no BEGIN/COMMIT when the call writes one statement.
+
+        In memory, without attestation, a stored agent's proposal writes exactly one row
+        (its count follows by trigger, in the same statement), which SQLite commits
+        atomically by itself. A role change it causes is saved by a second statement; the
+        role is derived from trust and count and recomputed on every call, so it is never
+        left wrong. Every other case (a new agent, a state file, the ledger) is one transaction.
+        """
+        if self._lean and self.consequence_memory.is_stored_id(agent_id):
+            return self.db.single_statement()
+        return self.db.transaction()
+
     def close(self) -> None:
         """Close the state database."""
         with self._lock:
@@ -205,26 +227,29 @@ class ColonyKernel(AttestedLifecycleMixin):
         Returns a GateResult for EXECUTE, HOLD and REFUSE alike. Does not consume budget.
         With attestation on, the proposal and its verdict are appended to the ledger; a
         re-proposal after HOLD is a new proposal id that names the old one in ``supersedes``.
+        Everything is checked before anything changes.
         """
-        if not isinstance(proposal, ActionProposal):
+        if type(proposal) is not ActionProposal and not isinstance(proposal, ActionProposal):
             raise ValidationError("proposal", f"must be an ActionProposal, got {type(proposal).__name__}", value=proposal)
+        evidence_json = self._limits.proposal(proposal)
         findings = self.falsification_worker.analyze(proposal)
         if supersedes is not None and self.attestation is None:
             raise ValidationError("supersedes", "links proposals in the attestation ledger, which is disabled", value=supersedes)
-        with self._atomic():  # a refused ledger append below rolls back everything before it
+        memory = self.consequence_memory
+        agent_id = proposal.agent_id
+        with self._proposal_scope(agent_id):  # a refused ledger append below rolls back everything before it
             budget_ok = self.resource_ledger.can_afford(proposal.budget_estimate)[0]
-            memory = self.consequence_memory
-            profile = memory.get_profile(proposal.agent_id)
-            memory.note_proposal(profile, proposal)
+            profile = memory.profile(agent_id)
+            tick = self.retention.lifetime_tick
+            memory.note_proposal(profile, proposal, evidence_json, tick=tick)
             if self.role_adapter.update(profile):
-                memory.save_profile(profile)
-            result = self.gate.evaluate(
-                proposal, profile, findings, budget_ok, recent_failures=memory.recent_failures(proposal.agent_id)
-            )
+                memory.save_profile(profile, tick=tick)
+            result = self.gate.evaluate(proposal, profile, findings, budget_ok, recent_failures=memory.recent_failures(agent_id))
             if self.attestation is not None:
-                event = self.attestation.record_proposal(proposal.to_dict(), proposal.agent_id, supersedes=supersedes)
+                event = self.attestation.record_proposal(proposal.to_dict(), agent_id, supersedes=supersedes)
                 self.attestation.record_verdict(event, result.decision.value, result.to_dict(), "kernel")
-            self._proposal_deposits(proposal, profile, findings, result)
+            if findings or result.decision is GateDecision.REFUSE:
+                self._proposal_deposits(proposal, profile, findings, result)
         return result
 
     def _proposal_deposits(
@@ -249,93 +274,17 @@ class ColonyKernel(AttestedLifecycleMixin):
         strength: float,
         evidence: dict[str, Any],
     ) -> None:
-        """A proposal-time deposit at the target, within the proposing agent's capped share."""
-        signal = ColonySignal(
+        """A proposal-time deposit at the target: unverified, so capped per key for all agents together, weighted by trust."""
+        self.pheromones.deposit_capped_trusted(
             proposal.target,
             signal_type,
             strength,
             self._decay_default[signal_type],
             SignalSource.AGENT,
             evidence,
-            self._clock(),
+            profile.trust_score,
+            self.policy.proposal.proposal_deposit_cap,
         )
-        self.pheromones.deposit_capped(
-            signal, profile.trust_score, agent_id=proposal.agent_id, cap=self.policy.proposal.proposal_deposit_cap
-        )
-
-    # --------------------------------------------------------------- outcome
-    def record_outcome(
-        self,
-        proposal: ActionProposal,
-        outcome: dict[str, Any],
-        tests_passed: bool,
-        human_feedback: str | None = None,
-    ) -> ConsequenceRecord:
-        """Record a caller-reported outcome: trust, role, budget and pressure change.
-
-        One ordinary outcome per proposal id. In ``required`` attestation mode this path
-        is closed: use :meth:`record_attested_outcome` after an execution receipt.
-        """
-        if self.config.attestation_mode == "required":
-            raise AttestationError(
-                "attestation_mode='required': record_outcome is disabled; use authorize_execution → "
-                "record_execution_receipt → record_attested_outcome",
-                status="unauthorized_link",
-            )
-        parsed = parse_outcome(proposal, outcome, tests_passed, human_feedback)
-        with self._atomic():
-            return self._apply_outcome(proposal, tests_passed, parsed, attested=False)
-
-    def _apply_outcome(
-        self,
-        proposal: ActionProposal,
-        tests_passed: bool,
-        parsed: ParsedOutcome,
-        *,
-        attested: bool,
-    ) -> ConsequenceRecord:
-        summary, action_taken, repair, cost, feedback = parsed
-        memory = self.consequence_memory
-        profile = memory.get_profile(proposal.agent_id)
-        memory.note_proposal(profile, proposal)
-        delta = memory.trust_delta(tests_passed=tests_passed, repair_needed=repair, human_feedback=feedback)
-        record = ConsequenceRecord(proposal, action_taken, summary, tests_passed, feedback, repair, delta, self._clock())
-        memory.record(record, profile, attested=attested)
-        if self.role_adapter.update(profile):
-            memory.save_profile(profile)
-        self.resource_ledger.consume(cost)
-        o = self.policy.outcome
-        target = proposal.target
-        store = self.pheromones
-        if tests_passed:
-            store.reinforce(target, SignalType.SUCCESS)
-        else:
-            store.deposit_trusted(
-                target,
-                SignalType.FAILURE,
-                o.failure_strength,
-                self._decay_default[SignalType.FAILURE],
-                SignalSource.TEST,
-                {"proposal_id": proposal.proposal_id, "action_type": proposal.action_type},
-            )
-        if tests_passed and not repair:
-            store.deposit_trusted(
-                target,
-                SignalType.SUCCESS,
-                o.success_strength,
-                self._decay_default[SignalType.SUCCESS],
-                SignalSource.TEST,
-                {"proposal_id": proposal.proposal_id},
-            )
-        store.deposit_trusted(
-            target,
-            SignalType.DEPENDENCY,
-            o.dependency_strength,
-            self._decay_default[SignalType.DEPENDENCY],
-            SignalSource.RUNTIME,
-            {"agent_id": proposal.agent_id},
-        )
-        return record
 
     def get_proposal(self, proposal_id: str) -> ActionProposal | None:
         """A proposal the kernel has seen (through propose or an outcome report), or None."""
@@ -349,8 +298,11 @@ class ColonyKernel(AttestedLifecycleMixin):
 
         Repository-aware checks run inside the configured ``repo_root`` only. Returns the
         findings, verdict, ``severity_score`` (the maximum finding weight), ``mean_severity``
-        and a recommendation.
+        and a recommendation. A plan is JSON data within the policy's ``limits.json_bytes``.
         """
+        if isinstance(plan, dict):
+            check_json_value("plan", plan)
+            self._limits.json("plan", plan)
         return self.repo_falsification_worker.falsify(plan)
 
     # -------------------------------------------------------------- profiles
@@ -362,23 +314,27 @@ class ColonyKernel(AttestedLifecycleMixin):
     def calibrate_agent(self, agent_id: str, *, trust_score: float, total_proposals: int = 3) -> AgentTrustProfile:
         """Write a supervised calibration profile (a fixed history before measurement, paper §4.1.5).
 
-        The role follows from the ladder; the profile is marked as calibrated.
+        The role follows from the ladder; the profile is marked as calibrated. Trust is
+        stored at the policy's precision (``trust.decimals``), like every trust value.
         """
-        trust = check_finite("trust_score", trust_score, minimum=0.0, maximum=1.0)
+        trust = quantize(check_finite("trust_score", trust_score, minimum=0.0, maximum=1.0), self.policy.trust.decimals)
         if isinstance(total_proposals, bool) or not isinstance(total_proposals, int) or total_proposals < 0:
             raise ValidationError("total_proposals", "must be a non-negative integer", value=total_proposals)
-        with self._atomic():
-            profile = self.consequence_memory.get_profile(agent_id)
+        if total_proposals.bit_length() >= self.policy.limits.integer_bits:
+            raise ValidationError("total_proposals", f"must fit a signed {self.policy.limits.integer_bits}-bit integer")
+        memory = self.consequence_memory
+        with self.db.single_statement() if self._lean else self._atomic():  # in memory, without a ledger: one upsert
+            profile = memory.profile(agent_id)
             profile.trust_score = trust
             profile.total_proposals = total_proposals
             profile.last_updated = self._clock()
             self.role_adapter.update(profile)
-            self.consequence_memory.save_profile(profile, calibrated=True)
+            memory.save_profile(profile, calibrated=True, tick=self.retention.lifetime_tick)
             if self.attestation is not None:
                 self.attestation.record_calibration(
                     agent_id, {"trust_score": trust, "total_proposals": total_proposals, "role": profile.role.value}, "kernel"
                 )
-            return self.consequence_memory.get_profile(agent_id)
+            return profile.copy()
 
     # ----------------------------------------------------------------- field
     def query(self, location: str, signal_type: SignalType | str | None = None, *, prefix: bool = True) -> list[ColonySignal]:
@@ -397,12 +353,20 @@ class ColonyKernel(AttestedLifecycleMixin):
             return self.pheromones.query(location, st, prefix=prefix)
 
     def tick(self) -> None:
-        """Advance one tick: decay the field and roll the budget period if it elapsed."""
-        with self._atomic():
-            self.pheromones.tick()
-            self.resource_ledger.maybe_reset()
-            if self.db.persistent:
-                self.db.set_meta("tick", str(self.pheromones.tick_count))
+        """Advance one tick: decay the field, roll the budget period if it elapsed, sweep retention."""
+        before = self.retention.snapshot()
+        # in memory, a tick writes nothing unless retention sweeps: then it needs no transaction
+        scope = self.db.single_statement() if self._lean and not self.retention.due() else self._atomic()
+        try:
+            with scope:
+                self.pheromones.tick()
+                self.resource_ledger.maybe_reset()
+                self.retention.step()
+                if self.db.persistent:
+                    self.db.set_meta("tick", str(self.pheromones.tick_count))
+        except BaseException:
+            self.retention.rollback(before)
+            raise
 
     @property
     def tick_count(self) -> int:
@@ -412,6 +376,7 @@ class ColonyKernel(AttestedLifecycleMixin):
         """Emergency brake: clear the field, reset the budget period and the tick count; keep history."""
         if not isinstance(reason, str) or not reason.strip():
             raise ValidationError("reason", "must be a non-empty string", value=reason)
+        self._limits.text("reason", check_text("reason", reason))
         with self._atomic():
             before = self.pheromones.tick_count
             cleared = self.pheromones.clear()
@@ -437,11 +402,12 @@ class ColonyKernel(AttestedLifecycleMixin):
                 "recent_consequences": self.consequence_memory.recent_consequences(10),
                 "pruning_candidates_count": self._pruning_count,
                 "attestation_mode": self.config.attestation_mode,
+                "retention": self.retention.status(),
             }
 
     def pruning_report(self, module_registry: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
         """Scan a module registry (default: derived from every DEPENDENCY trace) for pruning candidates."""
-        with self._atomic():
+        with self.db.single_statement() if not self.db.persistent else self._atomic():  # in memory it writes nothing
             report = self.pruning_daemon.report(module_registry)
             self._pruning_count = int(report["total_candidates"])
             if self.db.persistent:

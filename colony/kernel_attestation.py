@@ -10,13 +10,14 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from colony.errors import AttestationError, ValidationError
-from colony.models import ActionProposal, ConsequenceRecord, check_json_value
+from colony.models import ActionProposal, ConsequenceRecord, check_json_value, check_text
 from colony.outcomes import ParsedOutcome, parse_outcome
 
 if TYPE_CHECKING:
     import threading
 
     from colony.attestation import AttestedLifecycle, LedgerEvent, LedgerValidationResult
+    from colony.limits import InputLimits
 
 __all__ = ["AttestedLifecycleMixin"]
 
@@ -27,13 +28,22 @@ class AttestedLifecycleMixin:
     attestation: AttestedLifecycle | None
     run_id: str
     _lock: threading.RLock
+    _limits: InputLimits
 
     def _atomic(self) -> AbstractContextManager[object]:  # pragma: no cover - provided by the kernel
         raise NotImplementedError
 
-    def _apply_outcome(
-        self, proposal: ActionProposal, tests_passed: bool, parsed: ParsedOutcome, *, attested: bool
+    def _store_outcome(
+        self, proposal: ActionProposal, tests_passed: bool, parsed: ParsedOutcome, evidence_json: str | None, *, attested: bool
     ) -> ConsequenceRecord:  # pragma: no cover - provided by the kernel
+        raise NotImplementedError
+
+    def _outcome_effects(
+        self, proposal: ActionProposal, tests_passed: bool, parsed: ParsedOutcome
+    ) -> None:  # pragma: no cover - provided by the kernel
+        raise NotImplementedError
+
+    def _check_outcome(self, proposal: ActionProposal, parsed: ParsedOutcome) -> str | None:  # pragma: no cover
         raise NotImplementedError
 
     def _require_attestation(self) -> AttestedLifecycle:
@@ -44,15 +54,18 @@ class AttestedLifecycleMixin:
     def authorize_execution(self, proposal_id: str, actor_id: str) -> LedgerEvent:
         """Authorize an attested EXECUTE verdict (at most once); returns the ledger event."""
         att = self._require_attestation()
+        _actor(actor_id)
         with self._atomic():
             return att.authorize(proposal_id, actor_id)
 
     def record_execution_receipt(self, proposal_id: str, receipt: dict[str, Any], actor_id: str = "executor") -> LedgerEvent:
         """Link a caller's execution receipt to the proposal's authorization; returns the ledger event."""
         att = self._require_attestation()
+        _actor(actor_id)
         if not isinstance(receipt, dict):
             raise ValidationError("receipt", "must be a dict", value=receipt)
         check_json_value("receipt", receipt)
+        self._limits.json("receipt", receipt)
         with self._atomic():
             return att.record_receipt(proposal_id, receipt, actor_id)
 
@@ -67,12 +80,15 @@ class AttestedLifecycleMixin:
         """Record the outcome of an executed, receipted proposal (one per receipt)."""
         att = self._require_attestation()
         parsed = parse_outcome(proposal, outcome, tests_passed, human_feedback)
+        evidence_json = self._check_outcome(proposal, parsed)
+        _actor(actor_id)  # checked before anything changes, not first by the ledger append below
         with self._atomic():
             att.check_can_record_outcome(proposal.proposal_id)
-            record = self._apply_outcome(proposal, tests_passed, parsed, attested=True)
+            record = self._store_outcome(proposal, tests_passed, parsed, evidence_json, attested=True)
             att.record_outcome(
                 proposal.proposal_id, {**outcome, "tests_passed": tests_passed, "consequence_id": record.consequence_id}, actor_id
             )
+            self._outcome_effects(proposal, tests_passed, parsed)  # in memory: only once nothing can refuse the call
             return record
 
     def attestation_status(self, run_id: str | None = None) -> LedgerValidationResult | None:
@@ -81,3 +97,10 @@ class AttestedLifecycleMixin:
             return None
         with self._lock:
             return self.attestation.status(run_id or self.run_id)
+
+
+def _actor(actor_id: object) -> str:
+    """An actor id as the ledger requires it: a non-blank string of valid Unicode."""
+    if not isinstance(actor_id, str) or not actor_id.strip():
+        raise ValidationError("actor_id", "must be a non-empty string", value=actor_id)
+    return check_text("actor_id", actor_id)

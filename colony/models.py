@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
-import uuid
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from colony.errors import ValidationError
+from colony.trust import apply_delta as _apply_trust_delta
+
+if TYPE_CHECKING:
+    from colony.config import LimitsPolicy
 
 __all__ = [
     "ActionProposal",
@@ -40,6 +44,7 @@ __all__ = [
     "SignalType",
     "check_finite",
     "check_json_value",
+    "check_text",
     "json_text",
     "new_id",
 ]
@@ -128,9 +133,22 @@ class AttackVector(StrEnum):
     PREMATURE_ABSTRACTION = "premature_abstraction"
 
 
+_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
+
+
 def new_id() -> str:
-    """Return a fresh UUID4 string."""
-    return str(uuid.uuid4())
+    """Return a fresh random UUID (version 4) as its canonical string, from 16 bytes of ``os.urandom``.
+
+    Formatted directly: ``str(uuid.uuid4())`` builds and formats a UUID object, several
+    times slower, and ids are made on every outcome.
+
+    >>> import uuid
+    >>> u = uuid.UUID(new_id())
+    >>> u.version, u.variant == uuid.RFC_4122
+    (4, True)
+    """
+    h = os.urandom(16).hex()
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
 
 
 def check_finite(name: str, value: Any, *, minimum: float | None = None, maximum: float | None = None) -> float:
@@ -147,35 +165,98 @@ def check_finite(name: str, value: Any, *, minimum: float | None = None, maximum
     return v
 
 
-def check_json_value(name: str, value: Any, _depth: int = 0) -> None:
-    """Raise ValidationError unless ``value`` is finite, JSON-shaped data (str keys, no NaN)."""
-    if _depth > 32:
-        raise ValidationError(name, "is nested too deeply (limit 32)")
-    if value is None or isinstance(value, bool | str | int):
+def check_json_value(name: str, value: Any, *, max_depth: int | None = None, integer_bits: int | None = None) -> None:
+    """Raise ValidationError unless ``value`` is finite, JSON-shaped data a state store can hold.
+
+    Rules: str keys; no NaN or infinity; text is valid Unicode (no lone surrogates, which
+    no UTF-8 store can hold); integers fit a signed ``integer_bits`` integer; nesting at most
+    ``max_depth`` deep. Both limits default to the policy in force (``limits``), which is
+    only consulted when a value comes near them (the policy allows no limit below 8).
+    The error names the path, e.g. ``evidence.tests[2]``.
+    """
+    _check_json(name, value, 0, max_depth or 0, 1 << (integer_bits - 1) if integer_bits else 0)
+
+
+_NEAR = 8  # json_depth and integer_bits are at least this (config validation): below it, no policy lookup
+
+
+def _check_json(name: str, value: Any, depth: int, max_depth: int, bound: int) -> None:
+    """The walk behind :func:`check_json_value`; ``max_depth``/``bound`` of 0 mean "the policy's, when needed"."""
+    if value is None or value is True or value is False:
         return
-    if isinstance(value, float):
+    kind = type(value)
+    if kind is str:
+        if not value.isascii():
+            check_text(name, value)
+        return
+    if kind is int:
+        if value.bit_length() >= _NEAR - 1:
+            bound = bound or 1 << (_limits().integer_bits - 1)
+            if not -bound <= value < bound:
+                raise ValidationError(name, f"holds an integer outside the signed {bound.bit_length()}-bit range", value=None)
+        return
+    if kind is float:
         if not math.isfinite(value):
             raise ValidationError(name, f"contains a non-finite number {value!r}", value=value)
         return
-    if isinstance(value, list | tuple):
+    if depth >= _NEAR:
+        max_depth = max_depth or _limits().json_depth
+        if depth >= max_depth:
+            raise ValidationError(name, f"is nested too deeply (limit {max_depth}, policy limits.json_depth)")
+    if kind is list or kind is tuple:
         for i, item in enumerate(value):
-            check_json_value(f"{name}[{i}]", item, _depth + 1)
+            _check_json(f"{name}[{i}]", item, depth + 1, max_depth, bound)
         return
-    if isinstance(value, dict):
+    if kind is dict:
         for k, item in value.items():
-            if not isinstance(k, str):
+            if type(k) is not str:
                 raise ValidationError(name, f"has a non-string key {k!r}", value=k)
-            check_json_value(f"{name}.{k}", item, _depth + 1)
+            if not k.isascii():
+                check_text(f"{name} key", k)
+            _check_json(f"{name}.{k}", item, depth + 1, max_depth, bound)
+        return
+    base: Any = next((b for b in (bool, str, int, float, list, tuple, dict) if isinstance(value, b)), None)
+    if base is not None:  # a subclass (an enum, an OrderedDict ...): judged as its base type
+        _check_json(name, base(value), depth, max_depth, bound)
         return
     raise ValidationError(name, f"holds a {type(value).__name__}, which is not JSON data", value=value)
 
 
-# one encoder for stored records: building a JSONEncoder per call (json.dumps with options) is slow
+def check_text(name: str, value: str) -> str:
+    """Return ``value``; ValidationError(``name``) if it holds a lone surrogate (not valid Unicode text)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(name, "is not valid Unicode text (it holds a lone surrogate)") from None
+    return value
+
+
+def _limits() -> LimitsPolicy:
+    from colony.config import default_policy  # the policy in force, cached per $COLONY_CONFIG
+
+    return default_policy().limits
+
+
+# one encoder for stored records: building a JSONEncoder per call (json.dumps with options) is slow,
+# and so is JSONEncoder.encode, which makes a new C encoder on every call; the C encoder is made once
+# (no circular-reference markers: values are checked by check_json_value, whose depth limit stops cycles)
 _JSON = json.JSONEncoder(sort_keys=True, allow_nan=False, separators=(",", ":"))
+_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # CPython's C encoder (absent elsewhere)
+_C_ENCODER = (
+    _MAKE_ENCODER(None, _JSON.default, json.encoder.encode_basestring_ascii, None, ":", ",", True, False, False)
+    if _MAKE_ENCODER is not None
+    else None
+)
 
 
 def json_text(value: Any) -> str:
-    """Compact JSON text of JSON-shaped ``value`` with sorted keys (NaN and infinity rejected)."""
+    """Compact JSON text of JSON-shaped ``value`` with sorted keys (NaN and infinity rejected).
+
+    >>> json_text({"b": [1.5, None], "a": 1})
+    '{"a":1,"b":[1.5,null]}'
+    """
+    if _C_ENCODER is not None and type(value) is dict:
+        return "".join(_C_ENCODER(value, 0))
     return _JSON.encode(value)
 
 
@@ -203,6 +284,8 @@ def _nonempty(name: str, value: Any) -> str:
         raise ValidationError(name, f"must be a string, got {type(value).__name__}", value=value)
     if not value.strip():
         raise ValidationError(name, "must be non-empty", value=value)
+    if not value.isascii():
+        check_text(name, value)
     return value
 
 
@@ -240,6 +323,23 @@ class ColonySignal(_Record):
     last_reinforced: float = field(default_factory=time.time)
 
     def __post_init__(self) -> None:
+        location, strength, stamp = self.location, self.strength, self.last_reinforced
+        if (
+            type(location) is str
+            and location.isascii()
+            and location
+            and not location.isspace()
+            and type(self.signal_type) is SignalType
+            and type(self.decay_rate) is DecayRate
+            and type(self.source) is SignalSource
+            and type(strength) is float
+            and 0.0 <= strength < math.inf
+            and type(self.evidence) is dict
+            and not self.evidence
+            and type(stamp) is float
+            and -math.inf < stamp < math.inf
+        ):
+            return  # the common case needs no conversion: valid as given
         _nonempty("ColonySignal.location", self.location)
         object.__setattr__(self, "signal_type", _enum("ColonySignal.signal_type", SignalType, self.signal_type))
         object.__setattr__(self, "decay_rate", _enum("ColonySignal.decay_rate", DecayRate, self.decay_rate))
@@ -278,6 +378,24 @@ class ResourceCost(_Record):
 
     def __post_init__(self) -> None:
         calls: Any = self.llm_calls
+        if (
+            type(calls) is int
+            and 0 <= calls < 128
+            and type(self.runtime_seconds) is float
+            and type(self.human_attention_minutes) is float
+            and type(self.doc_debt) is float
+            and 0.0 <= self.runtime_seconds + self.human_attention_minutes + self.doc_debt < math.inf
+            and self.runtime_seconds >= 0.0
+            and self.human_attention_minutes >= 0.0
+            and self.doc_debt >= 0.0
+            and type(self.risk_level) is float
+            and type(self.merge_risk) is float
+            and type(self.security_exposure) is float
+            and 0.0 <= self.risk_level <= 1.0
+            and 0.0 <= self.merge_risk <= 1.0
+            and 0.0 <= self.security_exposure <= 1.0
+        ):
+            return  # the common case (small counts, plain floats in range) needs no conversion
         if isinstance(calls, bool) or not isinstance(calls, int):
             if isinstance(calls, float) and math.isfinite(calls) and calls.is_integer():
                 object.__setattr__(self, "llm_calls", int(calls))
@@ -285,6 +403,13 @@ class ResourceCost(_Record):
                 raise ValidationError("ResourceCost.llm_calls", f"must be a whole number, got {calls!r}", value=calls)
         if self.llm_calls < 0:
             raise ValidationError("ResourceCost.llm_calls", f"must be non-negative, got {self.llm_calls!r}", value=calls)
+        bits = self.llm_calls.bit_length()
+        if bits >= 8 and bits >= _limits().integer_bits:
+            raise ValidationError(
+                "ResourceCost.llm_calls",
+                f"must fit a signed {_limits().integer_bits}-bit integer (policy limits.integer_bits)",
+                value=None,
+            )
         for name in _FRACTIONS:
             object.__setattr__(self, name, check_finite(f"ResourceCost.{name}", getattr(self, name), minimum=0.0, maximum=1.0))
         for name in _COUNTS:
@@ -294,16 +419,28 @@ class ResourceCost(_Record):
         if not isinstance(other, ResourceCost):
             return NotImplemented
         # both operands are validated; only the unbounded sums can leave the valid range (overflow)
+        calls = self.llm_calls + other.llm_calls
+        bits = calls.bit_length()
+        if bits >= 8 and bits >= _limits().integer_bits:
+            raise ValidationError(
+                "ResourceCost.llm_calls", f"sum {calls} does not fit a signed {_limits().integer_bits}-bit integer"
+            )
+        runtime = self.runtime_seconds + other.runtime_seconds
+        attention = self.human_attention_minutes + other.human_attention_minutes
+        debt = self.doc_debt + other.doc_debt
+        if not -math.inf < runtime + attention + debt < math.inf:  # one test for the three (each is >= 0)
+            for name, total in (("runtime_seconds", runtime), ("human_attention_minutes", attention), ("doc_debt", debt)):
+                if not math.isfinite(total):
+                    raise ValidationError(f"ResourceCost.{name}", f"sum overflows to {total!r}", value=total)
         new = object.__new__(ResourceCost)
-        setattr_ = object.__setattr__
-        setattr_(new, "llm_calls", self.llm_calls + other.llm_calls)
-        for name in _COUNTS:
-            total = getattr(self, name) + getattr(other, name)
-            if not math.isfinite(total):
-                raise ValidationError(f"ResourceCost.{name}", f"sum overflows to {total!r}", value=total)
-            setattr_(new, name, total)
-        for name in _FRACTIONS:
-            setattr_(new, name, min(1.0, getattr(self, name) + getattr(other, name)))
+        set_ = object.__setattr__
+        set_(new, "llm_calls", calls)
+        set_(new, "runtime_seconds", runtime)
+        set_(new, "risk_level", min(1.0, self.risk_level + other.risk_level))
+        set_(new, "human_attention_minutes", attention)
+        set_(new, "merge_risk", min(1.0, self.merge_risk + other.merge_risk))
+        set_(new, "doc_debt", debt)
+        set_(new, "security_exposure", min(1.0, self.security_exposure + other.security_exposure))
         return new
 
     def to_dict(self) -> dict[str, Any]:
@@ -341,16 +478,24 @@ class ActionProposal(_Record):
 
     def __post_init__(self) -> None:
         for name in _REQUIRED:
-            _nonempty(f"ActionProposal.{name}", getattr(self, name))
+            value = getattr(self, name)
+            # the common case, ASCII text that is not blank, without the call
+            if type(value) is not str or not value.isascii() or not value or value.isspace():
+                _nonempty(f"ActionProposal.{name}", value)
         if not isinstance(self.budget_estimate, ResourceCost):
             raise ValidationError("ActionProposal.budget_estimate", "must be a ResourceCost", value=self.budget_estimate)
         if not isinstance(self.rollback_plan, str):
             raise ValidationError("ActionProposal.rollback_plan", "must be a string", value=self.rollback_plan)
+        if not self.rollback_plan.isascii():
+            check_text("ActionProposal.rollback_plan", self.rollback_plan)
         if not isinstance(self.evidence, dict):
             raise ValidationError("ActionProposal.evidence", "must be a dict", value=self.evidence)
-        check_json_value("ActionProposal.evidence", self.evidence)
+        if self.evidence:
+            check_json_value("ActionProposal.evidence", self.evidence)
         _nonempty("ActionProposal.proposal_id", self.proposal_id)
-        check_finite("ActionProposal.created_at", self.created_at)
+        created = self.created_at
+        if type(created) is not float or not -math.inf < created < math.inf:
+            check_finite("ActionProposal.created_at", created)
 
     def to_dict(self) -> dict[str, Any]:
         return self._fields(copy_json(self.evidence))
@@ -441,6 +586,19 @@ class AgentTrustProfile(_Record):
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValidationError(f"AgentTrustProfile.{name}", f"must be a non-negative integer, got {v!r}", value=v)
 
+    @classmethod
+    def default(cls, agent_id: str, trust_score: float, now: float) -> AgentTrustProfile:
+        """A new agent's profile: SANDBOX, no history (no re-validation: the caller checked ``agent_id``)."""
+        new = object.__new__(cls)
+        new.agent_id = agent_id
+        new.role = AgentRole.SANDBOX
+        new.trust_score = trust_score
+        new.total_proposals = 0
+        new.accepted_proposals = 0
+        new.consequence_history = []
+        new.last_updated = now
+        return new
+
     def copy(self) -> AgentTrustProfile:
         """An independent copy (no re-validation: the source was validated)."""
         new = object.__new__(AgentTrustProfile)
@@ -453,10 +611,17 @@ class AgentTrustProfile(_Record):
         new.last_updated = self.last_updated
         return new
 
-    def apply_delta(self, delta: float, *, now: float | None = None) -> None:
-        """Add ``delta`` to trust, clamped to [0, 1]."""
+    def apply_delta(self, delta: float, *, now: float | None = None, decimals: int | None = None) -> None:
+        """Add ``delta`` to trust, clamped to [0, 1]; with ``decimals``, in whole units of 10**-decimals.
+
+        The kernel passes the policy's ``trust.decimals`` (see :mod:`colony.trust`), so that
+        trust arithmetic is exact; without it the sum is a plain float sum.
+        """
         check_finite("trust_delta", delta)
-        self.trust_score = max(0.0, min(1.0, self.trust_score + delta))
+        if decimals is None:
+            self.trust_score = max(0.0, min(1.0, self.trust_score + delta))
+        else:
+            self.trust_score = _apply_trust_delta(self.trust_score, delta, decimals)
         self.last_updated = time.time() if now is None else now
 
 

@@ -4,7 +4,13 @@ A trace is keyed by ``(location, signal_type)``. Its strength ``n`` ticks after 
 last deposit is ``max(0, x - n*eps)`` in closed form (``eps`` is the per-tick amount
 of its decay class), and it is gone at the first ``n`` with ``x - n*eps <= 1e-9``.
 Because decay is closed form the field is lazy: a tick only touches the traces that
-expire on it, reads are keyed, and prefix queries walk a sorted index of locations.
+expire on it (bucketed by expiry tick), reads are keyed, prefix queries walk a sorted
+index of locations, and the strongest traces are kept per decay class by
+:class:`~colony.pheromone_trace.TopTraces` rather than by a total order.
+
+Proposal-time (unverified) deposits go through :meth:`PheromoneStore.deposit_capped`:
+at one key, the outstanding unverified share of all agents together stays at or below
+the cap, so only verified deposits can lift a key into the HOLD band.
 
 >>> store = PheromoneStore()
 >>> store.deposit(ColonySignal("pkg.mod", SignalType.FAILURE, 2.0, DecayRate.FAST, SignalSource.TEST))
@@ -17,9 +23,9 @@ expire on it, reads are keyed, and prefix queries walk a sorted index of locatio
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -27,112 +33,15 @@ from sortedcontainers import SortedList
 
 from colony.config import PheromonePolicy, default_policy
 from colony.errors import ValidationError
-from colony.models import (
-    ColonySignal,
-    DecayRate,
-    SignalSource,
-    SignalType,
-    check_finite,
-)
+from colony.models import ColonySignal, DecayRate, SignalSource, SignalType, check_finite
+from colony.pheromone_trace import TopTraces, Trace, rank_key, ticks_to_extinction
 
-__all__ = ["PheromoneStore", "Trace", "ticks_to_extinction"]
+__all__ = ["TOP_CAPACITY", "PheromoneStore", "Trace", "ticks_to_extinction"]
 
 _TYPES = tuple(SignalType)
 _TYPE_RANK = {t: i for i, t in enumerate(_TYPES)}
-
-
-def ticks_to_extinction(strength: float, eps: float, epsilon: float) -> int:
-    """Return the first whole ``n >= 1`` with ``strength - n*eps <= epsilon``.
-
-    >>> ticks_to_extinction(1.0, 0.1, 1e-9), ticks_to_extinction(3.0, 0.3, 1e-9)
-    (10, 10)
-    """
-    n = max(1, math.ceil((strength - epsilon) / eps))
-    while n > 1 and strength - (n - 1) * eps <= epsilon:
-        n -= 1
-    while strength - n * eps > epsilon:
-        n += 1
-    return n
-
-
-class Trace:
-    """One live trace (internal, mutable); readers get :class:`ColonySignal` copies."""
-
-    __slots__ = (
-        "_extra",
-        "base",
-        "decay",
-        "eps",
-        "expiry",
-        "last_reinforced",
-        "location",
-        "signal_type",
-        "source",
-        "t0",
-    )
-
-    def __init__(
-        self,
-        location: str,
-        signal_type: SignalType,
-        decay: DecayRate,
-        eps: float,
-        source: SignalSource,
-    ) -> None:
-        self.location = location
-        self.signal_type = signal_type
-        self.decay = decay
-        self.eps = eps
-        self.source = source
-        self.base = 0.0
-        self.t0 = 0
-        self.expiry = 0
-        self.last_reinforced = 0.0
-        # rarely-set fields share one slot, which keeps an evidence-free trace small
-        self._extra: dict[str, Any] | None = None
-
-    @property
-    def evidence(self) -> dict[str, Any] | None:
-        return self._extra.get("evidence") if self._extra else None
-
-    @evidence.setter
-    def evidence(self, value: dict[str, Any] | None) -> None:
-        self._set_extra("evidence", value)
-
-    @property
-    def contrib(self) -> dict[str, tuple[float, int]] | None:
-        """agent id -> (base, t0): that agent's outstanding proposal-time share (DESIGN §3a)."""
-        return self._extra.get("contrib") if self._extra else None
-
-    @contrib.setter
-    def contrib(self, value: dict[str, tuple[float, int]] | None) -> None:
-        self._set_extra("contrib", value)
-
-    def _set_extra(self, name: str, value: Any) -> None:
-        if value is None:
-            if self._extra:
-                self._extra.pop(name, None)
-            return
-        if self._extra is None:
-            self._extra = {}
-        self._extra[name] = value
-
-    def strength_at(self, tick: int) -> float:
-        if tick >= self.expiry:
-            return 0.0
-        return max(0.0, self.base - (tick - self.t0) * self.eps)
-
-    def __lt__(self, other: Trace) -> bool:
-        # Order within a decay class: by the intercept base + t0·eps (which ranks current strength
-        # within a class, whatever the tick), ties broken by key,
-        # reversed so that among equals the smallest location ranks highest (as readers sort).
-        # Keys are unique, so a sorted container finds one trace in O(log n) even when many
-        # traces share a strength (equal deposits on one tick, capped traces).
-        a = self.base + self.t0 * self.eps
-        b = other.base + other.t0 * other.eps
-        if a != b:
-            return a < b
-        return (other.location, _TYPE_RANK[other.signal_type]) < (self.location, _TYPE_RANK[self.signal_type])
+# how many of each decay class's strongest traces are kept ordered (status shows 10, the summary 5)
+TOP_CAPACITY = 32
 
 
 class PheromoneStore:
@@ -141,14 +50,23 @@ class PheromoneStore:
     Parameters:
         policy: the ``pheromone`` section of the policy (default: the policy in force).
         clock: wall-clock source for ``last_reinforced`` stamps (injectable for replay).
+        top_capacity: how many of each decay class's strongest traces are kept ordered; asking
+            :meth:`top_signals` for more costs a full pass.
     """
 
-    def __init__(self, policy: PheromonePolicy | None = None, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        policy: PheromonePolicy | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        top_capacity: int = TOP_CAPACITY,
+    ) -> None:
         self.policy = policy if policy is not None else default_policy().pheromone
         self._clock = clock
-        d = self.policy.decay_per_tick
+        p = self.policy
+        d = p.decay_per_tick
         self._eps = {DecayRate.FAST: d.fast, DecayRate.NORMAL: d.normal, DecayRate.SLOW: d.slow}
-        sm = self.policy.source_multipliers
+        sm = p.source_multipliers
         self._mult = {
             SignalSource.HUMAN: sm.human,
             SignalSource.TEST: sm.test,
@@ -156,17 +74,28 @@ class PheromoneStore:
             SignalSource.AGENT: sm.agent,
             SignalSource.RUNTIME: sm.runtime,
         }
+        self._max_strength = p.max_strength
+        self._max_deposit = p.max_deposit
+        self._epsilon = p.extinction_epsilon
         self._tick = 0
-        # (location, signal_type) -> Trace; a flat dict keeps per-trace memory small
-        self._traces: dict[tuple[str, SignalType], Trace] = {}
+        # signal type -> location -> Trace; each dict is in order of last deposit (see idle_traces)
+        self._by_type: dict[SignalType, dict[str, Trace]] = {t: {} for t in _TYPES}
+        self._type_dicts = tuple(self._by_type.values())
+        self._count = 0
         # locations with at least one live trace, sorted, for prefix queries
         self._locations: SortedList = SortedList()
         # expiry tick -> traces that may expire then (stale entries are skipped)
         self._expiry: dict[int, list[Trace]] = {}
-        # per decay class, traces ordered by intercept (for top-k and min/max)
-        self._ordered: dict[DecayRate, SortedList] = {rate: SortedList() for rate in DecayRate}
-        self._type_counts: Counter[SignalType] = Counter()
-        self._source_counts: Counter[SignalSource] = Counter()
+        # one int object per live expiry tick, shared by the traces that expire then
+        self._ticks: dict[int, int] = {}
+        self._top = {rate: TopTraces(top_capacity) for rate in DecayRate}
+        self._top_capacity = top_capacity
+        # plain dicts with every key present: cheaper to bump than Counters
+        self._class_counts: dict[DecayRate, int] = dict.fromkeys(DecayRate, 0)
+        self._source_counts: dict[SignalSource, int] = dict.fromkeys(SignalSource, 0)
+        # stamps have never gone backwards: deposit order is last_reinforced order
+        self._monotone = True
+        self._last_stamp = -math.inf
         self._journal: Callable[[str, Trace], None] | None = None
 
     # ------------------------------------------------------------------ state
@@ -176,7 +105,7 @@ class PheromoneStore:
         return self._tick
 
     def __len__(self) -> int:
-        return len(self._traces)
+        return self._count
 
     def set_journal(self, journal: Callable[[str, Trace], None] | None) -> None:
         """Register ``journal(op, trace)`` called with ``"upsert"`` / ``"delete"`` (persistence hook)."""
@@ -197,32 +126,42 @@ class PheromoneStore:
         A new key takes the signal's decay class; later deposits add strength (capped at
         ``max_strength``) and never change the class.
         """
-        tf = check_finite("trust_factor", trust_factor, minimum=0.0)
+        tf = trust_factor if type(trust_factor) is float and 0.0 <= trust_factor < math.inf else _factor(trust_factor)
         amount = signal.strength * self._mult[signal.source] * tf
-        return self._add(signal.location, signal.signal_type, amount, signal.decay_rate, signal.source, signal.evidence, None)
+        return self._add(signal.location, signal.signal_type, amount, signal.decay_rate, signal.source, signal.evidence)
 
-    def deposit_capped(self, signal: ColonySignal, trust_factor: float, *, agent_id: str, cap: float) -> float:
-        """Deposit like :meth:`deposit`, but keep ``agent_id``'s outstanding share of this key <= ``cap``.
+    def deposit_capped(self, signal: ColonySignal, trust_factor: float, *, cap: float) -> float:
+        """A proposal-time (unverified) deposit: the key's outstanding unverified share stays <= ``cap``.
 
-        Used for proposal-time deposits so that one agent id cannot push a target into
-        the HOLD band by proposing alone. Returns the amount actually added.
+        The share is the key's, from all agents together, and decays like the key, so no
+        number of agent ids can push a target past ``cap`` by proposing. Returns the amount
+        actually added.
         """
-        tf = check_finite("trust_factor", trust_factor, minimum=0.0)
+        tf = _factor(trust_factor)
         check_finite("cap", cap, minimum=0.0)
-        amount = signal.strength * self._mult[signal.source] * tf
-        current = self.contribution(signal.location, signal.signal_type, agent_id)
-        allowed = max(0.0, min(amount, cap - current))
-        if allowed <= 0.0:
-            return 0.0
-        return self._add(
-            signal.location,
-            signal.signal_type,
-            allowed,
-            signal.decay_rate,
-            signal.source,
-            signal.evidence,
-            (agent_id, current + allowed),
+        return self.deposit_capped_trusted(
+            signal.location, signal.signal_type, signal.strength, signal.decay_rate, signal.source, signal.evidence, tf, cap
         )
+
+    def deposit_capped_trusted(
+        self,
+        location: str,
+        signal_type: SignalType,
+        strength: float,
+        decay: DecayRate,
+        source: SignalSource,
+        evidence: dict[str, Any],
+        trust_factor: float,
+        cap: float,
+    ) -> float:
+        """Kernel fast path: like :meth:`deposit_capped` for values the caller has already validated."""
+        amount = strength * self._mult[source] * trust_factor
+        trace = self._by_type[signal_type].get(location)
+        outstanding = trace.unverified_at(self._tick) if trace is not None else 0.0
+        allowed = min(amount, cap - outstanding)
+        if not allowed > 0.0:
+            return 0.0
+        return self._add(location, signal_type, allowed, decay, source, evidence, outstanding)
 
     def deposit_trusted(
         self,
@@ -234,14 +173,14 @@ class PheromoneStore:
         evidence: dict[str, Any],
     ) -> float:
         """Kernel fast path: like :meth:`deposit` for values the caller has already validated."""
-        return self._add(location, signal_type, strength * self._mult[source], decay, source, evidence, None)
+        return self._add(location, signal_type, strength * self._mult[source], decay, source, evidence)
 
     def reinforce(self, location: str, signal_type: SignalType) -> bool:
         """Add the policy's reinforce delta to an existing trace; False if there is none."""
-        trace = self._get(location, SignalType(signal_type))
+        trace = self._by_type[SignalType(signal_type)].get(location)
         if trace is None:
             return False
-        self._add(location, trace.signal_type, self.policy.reinforce_delta, trace.decay, trace.source, {}, None)
+        self._add(location, trace.signal_type, self.policy.reinforce_delta, trace.decay, trace.source, {})
         return True
 
     def _add(
@@ -252,123 +191,133 @@ class PheromoneStore:
         decay: DecayRate,
         source: SignalSource,
         evidence: dict[str, Any],
-        contrib: tuple[str, float] | None,
+        unverified: float | None = None,
     ) -> float:
-        if not math.isfinite(amount) or amount < 0:
+        """Add ``amount`` at a key; ``unverified`` (the key's outstanding share before) marks a proposal-time deposit."""
+        if not 0.0 <= amount < math.inf:
             raise ValidationError("strength", f"effective deposit must be finite and >= 0, got {amount!r}", value=amount)
-        amount = min(amount, self.policy.max_deposit)
+        if amount > self._max_deposit:
+            amount = self._max_deposit
         now = self._tick
-        key = (location, signal_type)
-        trace = self._traces.get(key)
+        traces = self._by_type[signal_type]
+        trace = traces.get(location)
         if trace is None:
             trace = Trace(location, signal_type, decay, self._eps[decay], source)
             current = 0.0
             self._register(trace)
         else:
             current = trace.strength_at(now)
-            self._ordered[trace.decay].remove(trace)
+            traces[location] = traces.pop(location)  # now the most recently deposited key of its type
             if trace.source is not source:
                 self._source_counts[trace.source] -= 1
                 self._source_counts[source] += 1
                 trace.source = source
-        new = min(self.policy.max_strength, current + amount)
-        added = new - current
-        old_expiry = trace.expiry
+        new = current + amount
+        if new > self._max_strength:
+            new = self._max_strength
         trace.base = new
         trace.t0 = now
-        trace.expiry = now + ticks_to_extinction(new, trace.eps, self.policy.extinction_epsilon)
-        trace.last_reinforced = self._clock()
+        expiry = now + ticks_to_extinction(new, trace.eps, self._epsilon)
+        if expiry != trace.expiry:
+            expiry = self._ticks.setdefault(expiry, expiry)
+            trace.expiry = expiry
+            bucket = self._expiry.get(expiry)
+            if bucket is None:
+                self._expiry[expiry] = [trace]
+            else:
+                bucket.append(trace)
+        stamp = self._clock()
+        if stamp < self._last_stamp:
+            self._monotone = False
+        self._last_stamp = stamp
+        trace.last_reinforced = stamp
         if evidence:
             trace.evidence = dict(evidence)
-        if contrib is not None:
-            shares = trace.contrib
-            if shares is None:
-                shares = trace.contrib = {}
-            shares[contrib[0]] = (contrib[1], now)
-        if trace.contrib:
-            self._prune_contrib(trace)
-        self._ordered[trace.decay].add(trace)
-        if trace.expiry != old_expiry:
-            self._expiry.setdefault(trace.expiry, []).append(trace)
+        if unverified is not None:
+            trace.unverified = (unverified + new - current, now)
+        self._top[trace.decay].offer(trace)
         if self._journal is not None:
             self._journal("upsert", trace)
-        return added
+        return new - current
 
     def _register(self, trace: Trace) -> None:
-        """Index a new key (the strength-ordered and expiry indexes follow once its strength is set)."""
+        """Index a new key (its strength, expiry and rank follow once the deposit is applied)."""
         if not self._has_location(trace.location):
             self._locations.add(trace.location)
-        self._traces[(trace.location, trace.signal_type)] = trace
-        self._type_counts[trace.signal_type] += 1
+        self._by_type[trace.signal_type][trace.location] = trace
+        self._count += 1
+        self._class_counts[trace.decay] += 1
         self._source_counts[trace.source] += 1
-
-    def _prune_contrib(self, trace: Trace) -> None:
-        shares = trace.contrib
-        assert shares is not None
-        dead = [a for a, (b, t0) in shares.items() if b - (self._tick - t0) * trace.eps <= self.policy.extinction_epsilon]
-        for a in dead:
-            del shares[a]
 
     def tick(self) -> int:
         """Advance one tick; remove the traces that reach zero; return how many were removed."""
         self._tick += 1
-        due = self._expiry.pop(self._tick, None)
+        now = self._tick
+        self._ticks.pop(now, None)
+        due = self._expiry.pop(now, None)
         removed = 0
         if due:
+            rebuild: set[DecayRate] = set()
             for trace in due:
-                if trace.expiry != self._tick:
-                    continue  # re-deposited since; a later bucket holds it
-                if self._traces.get((trace.location, trace.signal_type)) is not trace:
-                    continue
-                self._remove(trace)
+                if trace.expiry != now or self._by_type[trace.signal_type].get(trace.location) is not trace:
+                    continue  # re-deposited since (a later bucket holds it), or already gone
+                if self._remove(trace):
+                    rebuild.add(trace.decay)
                 removed += 1
+            for rate in rebuild:
+                self._repair_top(rate)
         return removed
 
-    def _remove(self, trace: Trace) -> None:
-        del self._traces[(trace.location, trace.signal_type)]
+    def _remove(self, trace: Trace) -> bool:
+        """Drop a trace from every index; True if it was among its class's strongest."""
+        del self._by_type[trace.signal_type][trace.location]
+        self._count -= 1
         if not self._has_location(trace.location):
             self._locations.remove(trace.location)
-        self._ordered[trace.decay].remove(trace)
-        self._type_counts[trace.signal_type] -= 1
+        self._class_counts[trace.decay] -= 1
         self._source_counts[trace.source] -= 1
         if self._journal is not None:
             self._journal("delete", trace)
+        return self._top[trace.decay].discard(trace)
+
+    def _repair_top(self, rate: DecayRate) -> None:
+        top = self._top[rate]
+        if top.needs_rebuild(self._class_counts[rate]):
+            top.rebuild(t for t in self.iter_traces() if t.decay is rate)
 
     def clear(self) -> int:
         """Remove every trace (and every index entry); return how many there were."""
-        n = len(self._traces)
+        n = self._count
         if self._journal is not None:
-            for trace in self._traces.values():
+            for trace in self.iter_traces():
                 self._journal("delete", trace)
-        self._traces.clear()
+        for traces in self._by_type.values():
+            traces.clear()
+        self._count = 0
         self._locations.clear()
         self._expiry.clear()
-        for ordered in self._ordered.values():
-            ordered.clear()
-        self._type_counts.clear()
-        self._source_counts.clear()
+        self._ticks.clear()
+        for top in self._top.values():
+            top.clear()
+        self._class_counts = dict.fromkeys(DecayRate, 0)
+        self._source_counts = dict.fromkeys(SignalSource, 0)
+        self._monotone, self._last_stamp = True, -math.inf
         return n
 
     # ----------------------------------------------------------------- reads
     def _has_location(self, location: str) -> bool:
-        traces = self._traces
-        return any((location, s) in traces for s in _TYPES)
-
-    def _get(self, location: str, signal_type: SignalType) -> Trace | None:
-        return self._traces.get((location, signal_type))
+        a, b, c, d, e, f = self._type_dicts  # unrolled: a generator over six dicts costs more than the lookups
+        return location in a or location in b or location in c or location in d or location in e or location in f
 
     def sense(self, location: str, signal_type: SignalType) -> float:
         """Current strength of one key (0.0 when absent). Never reinforces."""
-        trace = self._traces.get((location, signal_type))
+        trace = self._by_type[signal_type].get(location)
         return trace.strength_at(self._tick) if trace is not None else 0.0
 
-    def contribution(self, location: str, signal_type: SignalType, agent_id: str) -> float:
-        """Outstanding proposal-time share of ``agent_id`` at one key."""
-        trace = self._get(location, signal_type)
-        if trace is None or not trace.contrib or agent_id not in trace.contrib:
-            return 0.0
-        base, t0 = trace.contrib[agent_id]
-        return max(0.0, base - (self._tick - t0) * trace.eps)
+    def unverified(self, location: str, signal_type: SignalType) -> float:
+        """Outstanding proposal-time (unverified) share of one key, from all agents together."""
+        trace = self._by_type[SignalType(signal_type)].get(location)
+        return trace.unverified_at(self._tick) if trace is not None else 0.0
 
     def _signal(self, trace: Trace) -> ColonySignal:
         return ColonySignal(
@@ -394,12 +343,11 @@ class PheromoneStore:
         if prefix:
             # '.' (0x2E) and '/' (0x2F) are adjacent: one range covers both separators
             locs.extend(self._locations.irange(location + ".", location + "0", inclusive=(True, False)))
-        traces: list[Trace] = []
         types = (st,) if st is not None else _TYPES
-        get = self._traces.get
+        traces: list[Trace] = []
         for loc in locs:
             for s in types:
-                t = get((loc, s))
+                t = self._by_type[s].get(loc)
                 if t is not None:
                     traces.append(t)
         signals = [self._signal(t) for t in traces]
@@ -412,21 +360,39 @@ class PheromoneStore:
         types = (st,) if st is not None else _TYPES
         for loc in list(self._locations):
             for s in types:
-                t = self._traces.get((loc, s))
+                t = self._by_type[s].get(loc)
                 if t is not None:
                     yield self._signal(t)
 
     def iter_traces(self) -> Iterator[Trace]:
-        """Every live internal trace (for persistence)."""
-        yield from list(self._traces.values())
+        """Every live internal trace (for persistence), by type, oldest deposit first."""
+        for traces in self._by_type.values():
+            yield from list(traces.values())
 
-    def _top(self, k: int) -> list[Trace]:
-        out: list[Trace] = []
-        for ordered in self._ordered.values():
-            n = len(ordered)
-            out.extend(ordered[i] for i in range(n - 1, max(-1, n - 1 - k), -1))
-        out.sort(key=lambda t: (-t.strength_at(self._tick), t.location, _TYPE_RANK[t.signal_type]))
-        return out[:k]
+    def idle_traces(self, signal_type: SignalType, now: float, idle: float) -> list[Trace]:
+        """Traces of one type whose ``now - last_reinforced > idle``, oldest first.
+
+        While stamps have never gone backwards the type's traces are in stamp order, so
+        the walk stops at the first recent one: the cost follows the answer, not the field.
+        """
+        out = []
+        for trace in self._by_type[SignalType(signal_type)].values():
+            if now - trace.last_reinforced > idle:
+                out.append(trace)
+            elif self._monotone:
+                break
+        return out
+
+    def _top_traces(self, k: int) -> list[Trace]:
+        """The ``k`` strongest: each class's ``k`` best by intercept (ties by key), then sorted by strength."""
+        tick = self._tick
+        if k <= self._top_capacity:
+            pool: list[Trace] = [t for top in self._top.values() for t in top.traces[:k]]
+        else:  # past the index: the same selection by a full pass
+            pool = []
+            for rate in DecayRate:
+                pool.extend(heapq.nsmallest(k, (t for t in self.iter_traces() if t.decay is rate), key=rank_key))
+        return heapq.nsmallest(k, pool, key=lambda t: (-t.strength_at(tick), t.location, _TYPE_RANK[t.signal_type]))
 
     def top_signals(self, k: int = 10) -> list[dict[str, Any]]:
         """The ``k`` strongest traces as dicts {key, location, signal_type, strength, updated_at}."""
@@ -440,58 +406,59 @@ class PheromoneStore:
                 "strength": t.strength_at(self._tick),
                 "updated_at": t.last_reinforced,
             }
-            for t in self._top(k)
+            for t in self._top_traces(k)
         ]
 
     def summary(self) -> dict[str, Any]:
-        """Counts by type, source and decay class, the top five, and max/min/mean strength."""
-        top5 = self._top(5)
-        strengths_hi = [t.strength_at(self._tick) for t in top5]
-        lows = [o[0].strength_at(self._tick) for o in self._ordered.values() if len(o)]
-        mean = self._mean_strength()
+        """Counts by type, source and decay class, the top five, and max/min/mean strength (a full pass)."""
+        tick = self._tick
+        top5 = self._top_traces(5)
+        strengths = [t.strength_at(tick) for t in self.iter_traces()]
         return {
-            "total_signals": len(self._traces),
-            "by_signal_type": {s.value: self._type_counts[s] for s in _TYPES if self._type_counts[s]},
+            "total_signals": self._count,
+            "by_signal_type": {s.value: len(self._by_type[s]) for s in _TYPES if self._by_type[s]},
             "by_source": {s.value: self._source_counts[s] for s in SignalSource if self._source_counts[s]},
-            "by_decay_rate": {r.value: len(o) for r, o in self._ordered.items() if len(o)},
+            "by_decay_rate": {r.value: self._class_counts[r] for r in DecayRate if self._class_counts[r]},
             "top_5": [
                 {
                     "location": t.location,
                     "signal_type": t.signal_type.value,
-                    "strength": t.strength_at(self._tick),
+                    "strength": t.strength_at(tick),
                     "source": t.source.value,
                     "decay_rate": t.decay.value,
                 }
                 for t in top5
             ],
-            "max_strength": max(strengths_hi) if strengths_hi else 0.0,
-            "min_strength": min(lows) if lows else 0.0,
-            "mean_strength": mean,
+            "max_strength": max(strengths, default=0.0),
+            "min_strength": min(strengths, default=0.0),
+            "mean_strength": sum(strengths) / len(strengths) if strengths else 0.0,
         }
-
-    def _mean_strength(self) -> float:
-        if not self._traces:
-            return 0.0
-        return sum(t.strength_at(self._tick) for t in self._traces.values()) / len(self._traces)
 
     # ------------------------------------------------------------ persistence
     def restore(self, tick: int, traces: list[Trace]) -> None:
-        """Replace the field with persisted traces at tick ``tick`` (expired ones are dropped)."""
+        """Replace the field with persisted traces at tick ``tick``, oldest stamp first (expired ones are dropped)."""
         journal, self._journal = self._journal, None
         try:
             self.clear()
             self._tick = tick
-            for t in traces:
+            for t in sorted(traces, key=lambda t: t.last_reinforced):
                 if t.expiry <= tick:
                     continue
                 self._register(t)
-                self._ordered[t.decay].add(t)
+                t.expiry = self._ticks.setdefault(t.expiry, t.expiry)
                 self._expiry.setdefault(t.expiry, []).append(t)
+                self._last_stamp = t.last_reinforced
+            for rate in DecayRate:
+                self._top[rate].rebuild(t for t in self.iter_traces() if t.decay is rate)
         finally:
             self._journal = journal
 
     def set_tick(self, tick: int) -> None:
         """Set the tick counter (used by ``calm_down`` on an empty field)."""
-        if self._traces:
+        if self._count:
             raise ValidationError("tick", "can only be reset on an empty field")
         self._tick = tick
+
+
+def _factor(trust_factor: Any) -> float:
+    return check_finite("trust_factor", trust_factor, minimum=0.0)

@@ -77,18 +77,19 @@ class PruningDaemon:
     def _sense(self, location: str, signal_type: SignalType) -> float:
         return self._store.sense(location, signal_type) if self._store is not None else 0.0
 
-    def scan(self, module_registry: Mapping[str, Mapping[str, Any]]) -> list[PruningCandidate]:
+    def scan(self, module_registry: Mapping[str, Mapping[str, Any]], *, now: float | None = None) -> list[PruningCandidate]:
         """Return the registry's pruning candidates, most confident first (stable for ties).
 
         ``module_registry`` maps a module path to ``{last_used: seconds (default 0.0),
         call_count: int (default 0), duplicate_of: str | None}``. Every entry is
         validated before any is classified; a bad one raises ValidationError naming it.
+        ``now`` defaults to the clock's reading.
         """
         entries = _validated(module_registry)
         pruning = self._policy.pruning
         conf = pruning.confidence
         stale_after = pruning.stale_days * _SECONDS_PER_DAY
-        now = self._clock()
+        now = self._clock() if now is None else now
         candidates: list[PruningCandidate] = []
         for path, last_used, calls, duplicate_of in entries:
             if self._sense(path, SignalType.HUMAN_PRIORITY) > 0.0:
@@ -122,10 +123,30 @@ class PruningDaemon:
             for signal in self._store.iter_signals(SignalType.DEPENDENCY)
         }
 
+    def stale_registry(self, now: float) -> dict[str, dict[str, Any]]:
+        """The part of :meth:`registry_from_store` that can hold candidates, in the same order.
+
+        A derived entry has one call and no duplicate, so only the low-usage rule can name
+        it, and only once it is idle for longer than the staleness window; the store hands
+        out exactly those traces, oldest first, at a cost that follows their number.
+        """
+        if self._store is None:
+            return {}
+        idle = self._store.idle_traces(SignalType.DEPENDENCY, now, self._policy.pruning.stale_days * _SECONDS_PER_DAY)
+        return {
+            t.location: {"last_used": t.last_reinforced, "call_count": 1, "duplicate_of": None}
+            for t in sorted(idle, key=lambda t: t.location)
+        }
+
     def report(self, module_registry: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
-        """``{candidates, total_candidates, generated_at}`` for ``module_registry`` (default: derived from the field)."""
-        registry = self.registry_from_store() if module_registry is None else module_registry
-        candidates = self.scan(registry)
+        """``{candidates, total_candidates, generated_at}`` for ``module_registry`` (default: derived from the field).
+
+        The derived registry's candidates are found from its stale entries alone
+        (:meth:`stale_registry`), with the same result as scanning all of it.
+        """
+        now = self._clock()
+        registry = self.stale_registry(now) if module_registry is None else module_registry
+        candidates = self.scan(registry, now=now)
         return {
             "candidates": [c.to_dict() for c in candidates],
             "total_candidates": len(candidates),

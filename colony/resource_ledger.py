@@ -49,11 +49,20 @@ class ResourceLedger:
         self._clock = clock
         self._used = ResourceCost()
         self._period_start = clock()
-        self._journal: Callable[[], None] | None = None
+        self._journal: Callable[[ResourceCost, float], None] | None = None
 
-    def set_journal(self, journal: Callable[[], None] | None) -> None:
-        """Register a callback run after every change of state (persistence hook)."""
+    def set_journal(self, journal: Callable[[ResourceCost, float], None] | None) -> None:
+        """Register ``journal(used, period_start)``, called with the new state *before* it takes effect.
+
+        A journal that raises leaves the ledger unchanged (persistence first, then memory).
+        """
         self._journal = journal
+
+    def _set(self, used: ResourceCost, period_start: float) -> None:
+        if self._journal is not None:
+            self._journal(used, period_start)
+        self._used = used
+        self._period_start = period_start
 
     @property
     def used(self) -> ResourceCost:
@@ -69,10 +78,7 @@ class ResourceLedger:
         period = self.policy.period_seconds
         now = self._clock()
         if period > 0 and now - self._period_start >= period:
-            self._used = ResourceCost()
-            self._period_start = now
-            if self._journal is not None:
-                self._journal()
+            self._set(ResourceCost(), now)
             return True
         return False
 
@@ -103,18 +109,21 @@ class ResourceLedger:
         raise AssertionError("unreachable: the fast check and the loop disagree")  # pragma: no cover
 
     def consume(self, cost: ResourceCost) -> None:
-        """Add ``cost`` to this period's consumption (fractions cap at 1.0)."""
+        """Add ``cost`` to this period's consumption (fractions cap at 1.0).
+
+        A sum that leaves the valid range (a non-finite total, calls past 64 bits) raises
+        ValidationError and changes nothing; :meth:`check_consume` asks that question first.
+        """
         self.maybe_reset()
-        self._used = self._used + cost
-        if self._journal is not None:
-            self._journal()
+        self._set(self._used + cost, self._period_start)
+
+    def check_consume(self, cost: ResourceCost) -> None:
+        """Raise ValidationError if :meth:`consume` would fail on ``cost``; change nothing."""
+        _ = self._used + cost
 
     def reset_period(self) -> None:
         """Zero consumption and start a new period now."""
-        self._used = ResourceCost()
-        self._period_start = self._clock()
-        if self._journal is not None:
-            self._journal()
+        self._set(ResourceCost(), self._clock())
 
     def restore(self, used: ResourceCost, period_start: float) -> None:
         """Replace state with persisted values."""

@@ -5,13 +5,16 @@ lifecycle when attestation is on) over one :class:`~colony.mcp.toolset.ColonyToo
 ``main(argv)`` serves it over stdio (default) or Streamable HTTP::
 
     python -m colony.server                       # stdio
+    python -m colony.server --agent-id ant-1      # stdio, every call made as agent ant-1
     python -m colony.server --http --port 8765    # http://127.0.0.1:8765/mcp, bearer token required
     python -m colony.server --state colony.sqlite --attestation optional --config ./policy-dir
 
-Over HTTP every request needs ``Authorization: Bearer <token>``: the token comes from
-``COLONY_MCP_TOKEN`` or is generated and printed once to stderr at start-up. Host and
-Origin headers are checked against loopback names; binding a non-loopback address needs
-``--allow-remote``.
+Over HTTP every request needs ``Authorization: Bearer <token>``: with agents registered in
+the state file (``colony agents add``) each agent's own token, which names the agent;
+otherwise one shared token from ``COLONY_MCP_TOKEN`` (or generated and printed once to
+stderr at start-up). Host and Origin headers are checked against loopback names; binding
+a non-loopback address needs ``--allow-remote``. Who may call what is
+:class:`~colony.mcp.access.AccessPolicy`, applied to every tool call.
 
 >>> import anyio
 >>> from mcp import Client
@@ -27,13 +30,13 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
-import socket
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mcp.server.auth.provider import TokenVerifier
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -43,7 +46,8 @@ from pydantic import ValidationError as PydanticValidationError
 from colony import __version__
 from colony.errors import ColonyError
 from colony.kernel import ATTESTATION_MODES, ColonyKernelConfig
-from colony.mcp import http
+from colony.mcp import auth, http, http_options
+from colony.mcp.access import AccessPolicy
 from colony.mcp.registry import error_result, register_tools
 from colony.mcp.toolset import INTERNAL_ERROR, ColonyTools
 
@@ -68,74 +72,81 @@ def _argument_message(tool: str, exc: PydanticValidationError) -> str:
 
 
 class ColonyMCPServer(MCPServer):
-    """An ``MCPServer`` whose failed tool calls always carry ``{"error": message}``.
+    """An ``MCPServer`` that applies its :class:`AccessPolicy` and always answers failures with ``{"error": message}``.
 
-    The SDK reports argument validation failures and unknown tools as a text-only error;
-    here they become the same structured error result the tools return, with a message
-    naming the offending argument. An unexpected exception is logged; the client only
-    learns that an internal error happened.
+    Before a tool runs, the policy decides who is calling and admits (or refuses) the call;
+    the tool then runs with :func:`colony.mcp.auth.caller` answering that identity. The
+    SDK reports argument validation failures and unknown tools as a text-only error; here
+    they become the same structured error result the tools return, with a message naming
+    the offending argument. An unexpected exception is logged; the client only learns that
+    an internal error happened.
     """
+
+    access: AccessPolicy = AccessPolicy()
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        who = self.access.who()
         try:
-            return await super().call_tool(name, arguments, context)
-        except UnexpectedToolError:
-            log.exception("MCP tool %s failed", name)
-            return error_result(INTERNAL_ERROR)
-        except ToolError as exc:
-            cause = exc.__cause__
-            if isinstance(cause, PydanticValidationError):
-                return error_result(_argument_message(name, cause))
+            admitted = self.access.admit(name, arguments, who)
+        except ColonyError as exc:
             return error_result(str(exc))
+        with auth.bound_caller(who):
+            try:
+                return await super().call_tool(name, admitted, context)
+            except UnexpectedToolError:
+                log.exception("MCP tool %s failed", name)
+                return error_result(INTERNAL_ERROR)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(cause, PydanticValidationError):
+                    return error_result(_argument_message(name, cause))
+                return error_result(str(exc))
 
 
 def build_server(
     tools: ColonyTools | None = None,
     *,
     auth_token: str | None = None,
+    token_verifier: TokenVerifier | None = None,
+    access: AccessPolicy | None = None,
     host: str = "127.0.0.1",
     port: int = DEFAULT_PORT,
     registrars: Sequence[Callable[[MCPServer], None]] = (),
 ) -> ColonyMCPServer:
     """The colony MCP server over ``tools`` (default: a fresh in-memory toolset).
 
-    With ``auth_token`` every HTTP request must carry it as a bearer token (``host`` and
-    ``port`` name the server in its auth metadata); stdio and in-memory use need none.
-    Each of ``registrars`` is called with the server after the colony tools are registered
-    (``colony mcp --with-cli-tools`` adds the ``cli_*`` tools this way).
+    Over HTTP, requests are authenticated by ``token_verifier`` (e.g. the agent registry's),
+    or, given ``auth_token``, by that one shared token (``host`` and ``port`` name the server
+    in its auth metadata); stdio and in-memory use need neither. ``access`` decides who may
+    call what (default: any caller, as given). Each of ``registrars`` is called with the
+    server after the colony tools are registered (``colony mcp --with-cli-tools`` adds the
+    ``cli_*`` tools this way).
     """
     tools = tools if tools is not None else ColonyTools()
-    auth: dict[str, Any] = {}
     if auth_token is not None:
-        auth = {"token_verifier": http.StaticTokenVerifier(auth_token), "auth": http.auth_settings(host, port)}
-    server = ColonyMCPServer("colony", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING", **auth)
+        if token_verifier is not None:
+            raise ColonyError("give auth_token or token_verifier, not both")
+        token_verifier = auth.SharedTokenVerifier(auth_token)
+    options: dict[str, Any] = {}
+    if token_verifier is not None:
+        options = {"token_verifier": token_verifier, "auth": http.auth_settings(host, port)}
+    server = ColonyMCPServer("colony", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING", **options)
+    if access is not None:
+        server.access = access
     register_tools(server, tools)
     for registrar in registrars:
         registrar(server)
     return server
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port in 0..65535, got {value}")
-    return value
-
-
 def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the ``colony mcp`` options to ``p`` (for the ``colony`` CLI's subcommand) and return it."""
-    p.add_argument("--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
-    p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    p.add_argument("--port", type=_port, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)")
-    p.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback address")
-    p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN", help="extra Origin to accept (repeatable)")
-    p.add_argument("--allowed-host", action="append", default=[], metavar="HOST", help="extra Host header to accept (repeatable)")
-    p.add_argument("--state", type=Path, help="SQLite state file: the colony survives restarts")
+    http_options.add_http_arguments(p, default_port=DEFAULT_PORT)
+    p.add_argument("--registry-only", action="store_true", help="refuse every agent_id that is not a registered agent")
+    p.add_argument("--agent-id", metavar="NAME", help="stdio: bind this process to one agent (calls act as NAME only)")
+    p.add_argument("--state", type=Path, help="SQLite state file: the colony (and its agent registry) survives restarts")
     p.add_argument("--config", type=Path, help="directory holding a policy.yaml")
     p.add_argument("--repo-root", type=Path, help="the only tree repository-aware checks may read")
     p.add_argument("--attestation", choices=ATTESTATION_MODES, default="disabled", help="attested lifecycle mode")
@@ -162,33 +173,13 @@ def _tools_from(args: argparse.Namespace) -> ColonyTools:
     return tools
 
 
-def _serve_http(tools: ColonyTools, args: argparse.Namespace, registrars: Sequence[Callable[[MCPServer], None]] = ()) -> None:
-    import uvicorn
-
-    http.check_bind_host(args.host, allow_remote=args.allow_remote)
-    token, generated = http.resolve_token()
-    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # IPPROTO_TCP: asyncio then sets TCP_NODELAY
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((args.host, args.port))
-    except OSError as exc:
-        sock.close()
-        raise ColonyError(f"cannot bind {args.host}:{args.port}: {exc.strerror or exc}") from exc
-    port = sock.getsockname()[1]
-    server = build_server(tools, auth_token=token, host=args.host, port=port, registrars=registrars)
-    security = http.transport_security(args.host, extra_hosts=tuple(args.allowed_host), extra_origins=tuple(args.allowed_origin))
-    app = server.streamable_http_app(transport_security=security, host=args.host)
-    if generated:
-        print(f"colony mcp: bearer token (shown once): {token}", file=sys.stderr)
-    print(f"colony mcp: serving Streamable HTTP at http://{http.url_host(args.host)}:{port}/mcp", file=sys.stderr, flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
-
-
 def run(args: argparse.Namespace, *, registrars: Sequence[Callable[[MCPServer], None]] = ()) -> int:
     """Serve with parsed ``colony mcp`` arguments until stopped; returns the exit code (2: bad setup)."""
+    from colony.mcp import serving
+
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
+        serving.check_options(args)
         tools = _tools_from(args)
     except ColonyError as exc:
         print(f"colony mcp: error: {exc}", file=sys.stderr)
@@ -198,9 +189,10 @@ def run(args: argparse.Namespace, *, registrars: Sequence[Callable[[MCPServer], 
         signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         if args.http:
-            _serve_http(tools, args, registrars)
+            serving.serve_http(tools, args, registrars)
         else:
-            build_server(tools, registrars=registrars).run()
+            access = serving.stdio_access(tools, args)
+            build_server(tools, access=access, registrars=registrars).run()
     except ColonyError as exc:
         print(f"colony mcp: error: {exc}", file=sys.stderr)
         return 2

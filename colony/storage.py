@@ -23,7 +23,7 @@ from colony.pheromone_store import Trace
 __all__ = ["StateDB"]
 
 # Bumped whenever a table changes shape; a state file of another version is refused, not misread.
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 _KERNEL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS kernel_meta (
@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS kernel_traces (
     expiry INTEGER NOT NULL,
     last_reinforced REAL NOT NULL,
     evidence_json TEXT,
-    contrib_json TEXT,
+    unverified_base REAL,
+    unverified_t0 INTEGER,
     PRIMARY KEY (location, signal_type)
 ) WITHOUT ROWID;
 """
@@ -50,29 +51,44 @@ class StateDB:
     """A SQLite connection with one lock, nested transactions and the kernel's own tables.
 
     Parameters:
-        path: ``":memory:"`` or a file path (parent directories are created).
+        path: a file path (parent directories are created), or ``":memory:"`` / None for an
+            in-memory database.
+        schemas: the DDL scripts of the components that will share this database (each also
+            calls :meth:`ensure_schema`); an in-memory database starts as a copy of a cached
+            image that holds them, instead of creating every table again.
     """
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(self, path: str | Path | None = ":memory:", *, schemas: tuple[str, ...] = ()) -> None:
+        if path is None:
+            path = ":memory:"
+        if not isinstance(path, str | Path):
+            raise ValidationError("state_path", f"must be a path, ':memory:' or None, got {type(path).__name__}", value=path)
+        if isinstance(path, str) and not path.strip():
+            raise ValidationError("state_path", "must be a non-empty path (or None for an in-memory database)", value=path)
         self.path = str(path)
         self.persistent = self.path != ":memory:"
         self.lock = threading.RLock()
         self._depth = 0
         self._rollback_hooks: list[Callable[[], None]] = []
         self._txn = _Transaction(self)
+        self._single = _SingleStatement(self)
         conn = None
         try:
             if self.persistent:
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self.conn = conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            new = self._check_schema()
+            self._ensured: set[str] = set()
             if self.persistent:
+                new = self._check_schema()
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA busy_timeout=5000")
-            conn.executescript(_KERNEL_SCHEMA)
-            if new:
-                self.set_meta("schema_version", SCHEMA_VERSION)
+                conn.executescript(_KERNEL_SCHEMA)
+                if new:
+                    self.set_meta("schema_version", SCHEMA_VERSION)
+                conn.execute("PRAGMA busy_timeout=5000")  # other processes may hold the file; memory has no others
+            else:
+                _memory_image(schemas).backup(conn)  # every table, as a fresh in-memory database would get them
+                self._ensured.update(schemas)
             # BEGIN / COMMIT / ROLLBACK go through one cursor (every call opens a transaction; no cursor per statement)
             self.control = conn.cursor()
         except (sqlite3.DatabaseError, OSError) as exc:
@@ -81,6 +97,12 @@ class StateDB:
             raise ValidationError(
                 "state_path", f"cannot open the state file {self.path!r} as a colony state database ({exc})", value=self.path
             ) from exc
+
+    def ensure_schema(self, script: str) -> None:
+        """Create a component's tables (``CREATE ... IF NOT EXISTS`` DDL) unless this database has them."""
+        if script not in self._ensured:
+            self.conn.executescript(script)
+            self._ensured.add(script)
 
     def _check_schema(self) -> bool:
         """True for a new database; raise (before anything is written) for one of another schema."""
@@ -107,6 +129,15 @@ class StateDB:
         """
         return self._txn
 
+    def single_statement(self) -> _SingleStatement:
+        """Run a block that issues at most one writing statement, under the lock, without BEGIN/COMMIT.
+
+        SQLite makes one statement (with its triggers) atomic by itself, so a block that
+        writes once needs no transaction around it; inside a transaction it simply joins.
+        On an exception the rollback callbacks run, as for a transaction.
+        """
+        return self._single
+
     def on_rollback(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` after every rolled-back outermost transaction."""
         self._rollback_hooks.append(callback)
@@ -132,7 +163,7 @@ class StateDB:
             )
             return
         self.conn.execute(
-            "INSERT OR REPLACE INTO kernel_traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO kernel_traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 t.location,
                 t.signal_type.value,
@@ -143,18 +174,18 @@ class StateDB:
                 t.expiry,
                 t.last_reinforced,
                 json_text(t.evidence) if t.evidence else None,
-                json_text(t.contrib) if t.contrib else None,
+                *(t.unverified or (None, None)),
             ),
         )
 
     def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
         traces = []
-        for row in self.conn.execute("SELECT * FROM kernel_traces ORDER BY location, signal_type"):
-            loc, st, decay, source, base, t0, expiry, last, ev, contrib = row
+        for row in self.conn.execute("SELECT * FROM kernel_traces ORDER BY last_reinforced, location, signal_type"):
+            loc, st, decay, source, base, t0, expiry, last, ev, u_base, u_t0 = row
             t = Trace(loc, SignalType(st), DecayRate(decay), eps[DecayRate(decay)], SignalSource(source))
             t.base, t.t0, t.expiry, t.last_reinforced = base, t0, expiry, last
             t.evidence = json.loads(ev) if ev else None
-            t.contrib = {a: (float(b), int(k)) for a, (b, k) in json.loads(contrib).items()} if contrib else None
+            t.unverified = (float(u_base), int(u_t0)) if u_base is not None else None
             traces.append(t)
         return traces
 
@@ -171,6 +202,29 @@ class StateDB:
             return None
         data: dict[str, Any] = json.loads(raw)
         return ResourceCost.from_dict(data["used"]), float(data["period_start"])
+
+
+_IMAGES: dict[tuple[str, ...], sqlite3.Connection] = {}
+_IMAGES_LOCK = threading.Lock()
+
+
+def _memory_image(schemas: tuple[str, ...]) -> sqlite3.Connection:
+    """A cached in-memory database holding the kernel's tables, ``schemas`` and the schema version.
+
+    Creating a dozen tables, indexes and triggers re-parses the schema after every
+    statement; copying a finished image (the SQLite backup API) is several times cheaper,
+    which matters to callers that make many short-lived kernels (the paired replay, the study).
+    """
+    with _IMAGES_LOCK:
+        image = _IMAGES.get(schemas)
+        if image is None:
+            image = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            image.executescript(_KERNEL_SCHEMA)
+            for script in schemas:
+                image.executescript(script)
+            image.execute("INSERT INTO kernel_meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            _IMAGES[schemas] = image
+        return image
 
 
 class _Transaction:
@@ -204,5 +258,27 @@ class _Transaction:
                     db.control.execute("ROLLBACK")
                     for hook in db._rollback_hooks:
                         hook()
+        finally:
+            db.lock.release()
+
+
+class _SingleStatement:
+    """Context manager behind :meth:`StateDB.single_statement`."""
+
+    __slots__ = ("db",)
+
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.db.lock.acquire()
+        return self.db.conn
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        db = self.db
+        try:
+            if exc_type is not None and db._depth == 0:
+                for hook in db._rollback_hooks:
+                    hook()
         finally:
             db.lock.release()

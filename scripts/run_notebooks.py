@@ -5,6 +5,9 @@
 * the research study with its trade-off curves and adversarial workloads:
   ``python -m <package>.cli benchmark run --tradeoff --adversarial`` → ``output/research/``;
 * the sensitivity sweep's reduced grid, when no full result exists: ``... benchmark sweep --grid reduced --if-no-full``;
+* the real-history study: ``python -m <package>.cli history study`` → ``output/history/study.json``
+  (when ``<package>/history/study.py`` and ``data/history/`` exist; a dataset that does not match its
+  manifest stops the build);
 * missing benchmark artefacts: ``python -m benchmarks ... --quick --missing`` → ``output/benchmarks/``
   (timings are inputs of the build: measured once, then reused; ``make bench`` re-measures);
 * the paired-locality replay: ``python -m <package>.cli replay --output output/data/replay.json``
@@ -100,11 +103,33 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
             "falsification",
             "attestation",
             "mcp",
+            "gateway",
             "mutation",
             "--quick",
             "--missing",
         ],  # fmt: skip
         lambda c: [],
+    ),
+    # the real-history study: checks each committed dataset against its manifest (fails closed on a
+    # mismatch), then replays it under every condition; each replay is cached on dataset, policy and code
+    FixtureCommand(
+        "history",
+        lambda pkg: (pkg / "history" / "study.py").is_file() and (pkg.parent / "data" / "history").is_dir(),
+        lambda c: [
+            sys.executable,
+            "-m",
+            f"{c.package}.cli",
+            "history",
+            "study",
+            "--quiet",
+            "--data",
+            "data/history",
+            "--output",
+            c.rel(c.out.root / "history"),
+            "--cache",
+            c.rel(c.out.cache / "history-study"),
+        ],
+        lambda c: list(iter_files(c.out.root / "history")),
     ),
     FixtureCommand(
         "notebooks",
@@ -146,7 +171,9 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     key = digest_mapping(
         {
             "commands": [c.name for c in commands],
-            "inputs": digest_files(config.root, config.existing((config.notebooks_dir, config.package, "pyproject.toml"))),
+            "inputs": digest_files(
+                config.root, config.existing((config.notebooks_dir, config.package, "pyproject.toml", "data/history"))
+            ),
             "environment": environment_digest(),
             "colony_config": os.environ.get("COLONY_CONFIG", ""),
             "tool": code_digest("run_notebooks.py"),

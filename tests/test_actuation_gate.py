@@ -104,6 +104,14 @@ def test_bad_inputs_are_rejected() -> None:
         ActuationGate(pheromone_store=object())  # type: ignore[arg-type]
 
 
+def test_a_ledger_that_is_not_a_ledger_is_refused_at_construction() -> None:
+    """Regression (issue 18, item 8): ActuationGate(resource_ledger=object()) was accepted; the error came later."""
+    with pytest.raises(ValidationError, match="resource_ledger: must be a ResourceLedger or None, got object"):
+        ActuationGate(pheromone_store=PheromoneStore(), resource_ledger=object())  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="recent_failures"):
+        ActuationGate(pheromone_store=PheromoneStore(), recent_failures=3)  # type: ignore[arg-type]
+
+
 _inputs = st.builds(
     GateInputs,
     trust_score=st.floats(0.0, 1.0),

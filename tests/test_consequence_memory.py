@@ -7,6 +7,7 @@ import pytest
 from colony.consequence_memory import ConsequenceMemory, parse_feedback
 from colony.errors import ConflictError, ValidationError
 from colony.models import ConsequenceRecord
+from colony.storage import StateDB
 from tests.conftest import make_proposal
 
 
@@ -117,3 +118,18 @@ def test_the_stored_proposal_count_matches_the_table_for_any_profile_copy(tmp_pa
     assert mem.get_profile("a").total_proposals == 3
     mem.close()
     assert ConsequenceMemory(path).get_profile("a").total_proposals == 3
+
+
+def test_none_means_in_memory_not_a_file_named_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression (issue 18, item 8): ConsequenceMemory(None) / StateDB(None) created a file named 'None'."""
+    monkeypatch.chdir(tmp_path)
+    mem = ConsequenceMemory(None)
+    mem.note_proposal(mem.get_profile("a"), make_proposal(agent_id="a"))
+    db = StateDB(None)
+    assert not mem.db.persistent and not db.persistent
+    assert list(tmp_path.iterdir()) == []
+    for bad in ("", "   "):
+        with pytest.raises(ValidationError, match="state_path"):
+            StateDB(bad)
+    with pytest.raises(ValidationError, match="state_path: must be a path"):
+        StateDB(42)  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ import pytest
 from colony.errors import ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.models import ResourceCost, SignalType
+from colony.storage import SCHEMA_VERSION
 from tests.conftest import make_proposal
 from tests.kernel_scenarios import mixed_history
 
@@ -124,7 +125,7 @@ def test_a_state_file_of_another_schema_is_refused_unchanged(tmp_path: Path) -> 
     )
     conn.close()
     before = old.read_bytes()
-    with pytest.raises(ValidationError, match="schema 1; this colony reads schema 2") as info:
+    with pytest.raises(ValidationError, match=f"schema 1; this colony reads schema {SCHEMA_VERSION}") as info:
         ColonyKernel(ColonyKernelConfig(state_path=old))
     assert info.value.field == "state_path"
     assert old.read_bytes() == before
@@ -132,7 +133,7 @@ def test_a_state_file_of_another_schema_is_refused_unchanged(tmp_path: Path) -> 
     future = tmp_path / "future.sqlite"
     ColonyKernel(ColonyKernelConfig(state_path=future)).close()
     conn = sqlite3.connect(future)
-    assert conn.execute("SELECT value FROM kernel_meta WHERE key = 'schema_version'").fetchone() == ("2",)
+    assert conn.execute("SELECT value FROM kernel_meta WHERE key = 'schema_version'").fetchone() == (SCHEMA_VERSION,)
     conn.execute("UPDATE kernel_meta SET value = '99' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()

@@ -10,6 +10,7 @@ from colony.config import default_policy
 from colony.errors import ValidationError
 from colony.models import ColonySignal, DecayRate, SignalSource, SignalType
 from colony.pheromone_store import PheromoneStore, ticks_to_extinction
+from colony.pheromone_trace import TopTraces, Trace
 
 POLICY = default_policy().pheromone
 EPS = {
@@ -120,15 +121,26 @@ def test_location_with_colon_is_not_mis_split() -> None:
     assert (top["location"], top["signal_type"]) == ("src/file.py:10", "risk")
 
 
-def test_capped_deposit_limits_one_agents_outstanding_share() -> None:
+def test_capped_deposits_of_all_agents_together_stay_within_the_cap() -> None:
+    """Sybil resistance (issue 18, item 2): the cap is the key's, not each agent's."""
     store = PheromoneStore()
     sig = ColonySignal("t", SignalType.RISK, 1.0, DecayRate.FAST)
-    total = sum(store.deposit_capped(sig, 1.0, agent_id="a", cap=2.9) for _ in range(100))
+    total = sum(store.deposit_capped(sig, 1.0, cap=2.9) for _ in range(100))
     assert total == pytest.approx(2.9)
-    assert store.sense("t", SignalType.RISK) == pytest.approx(2.9)
-    store.tick()  # share decays with the key, so one tick frees eps of room
-    assert store.deposit_capped(sig, 1.0, agent_id="a", cap=2.9) == pytest.approx(EPS[DecayRate.FAST])
-    assert store.deposit_capped(sig, 1.0, agent_id="b", cap=2.9) == pytest.approx(1.0)
+    assert store.sense("t", SignalType.RISK) == pytest.approx(2.9) == store.unverified("t", SignalType.RISK)
+    store.tick()  # the share decays with the key, so one tick frees eps of room
+    assert store.deposit_capped(sig, 1.0, cap=2.9) == pytest.approx(EPS[DecayRate.FAST])
+    assert store.deposit_capped(sig, 1.0, cap=2.9) == 0.0
+
+
+def test_verified_deposits_are_not_capped_and_do_not_use_the_unverified_room() -> None:
+    store = PheromoneStore()
+    sig = ColonySignal("t", SignalType.FAILURE, 1.0, DecayRate.FAST)
+    store.deposit(ColonySignal("t", SignalType.FAILURE, 2.0, DecayRate.FAST, SignalSource.TEST))
+    assert store.deposit_capped(sig, 1.0, cap=2.9) == pytest.approx(1.0)
+    assert store.deposit_capped(sig, 2.5, cap=2.9) == pytest.approx(1.9)
+    assert store.sense("t", SignalType.FAILURE) == pytest.approx(3.0 + 2.9)
+    assert store.unverified("t", SignalType.FAILURE) == pytest.approx(2.9)
 
 
 def test_clear_empties_every_index() -> None:
@@ -148,3 +160,97 @@ def test_equal_strengths_keep_a_deterministic_order_and_stay_removable() -> None
         store.deposit(ColonySignal(f"loc{i:03d}", SignalType.DEPENDENCY, 0.5, DecayRate.SLOW))
     assert [t["location"] for t in store.top_signals(2)] == ["loc000", "loc002"]
     assert len(store) == 200
+
+
+_TYPE_ORDER = {t: i for i, t in enumerate(SignalType)}
+_OPS = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("deposit"),
+            st.integers(0, 12),
+            st.sampled_from([SignalType.RISK, SignalType.FAILURE]),
+            st.sampled_from(list(DecayRate)),
+            st.sampled_from([0.5, 1.0, 2.5]),
+        ),
+        st.tuples(st.just("tick"), st.integers(1, 6)),
+    ),
+    max_size=120,
+)
+
+
+def _brute_top(store: PheromoneStore, k: int) -> list[tuple[str, str, float]]:
+    """The documented order: each decay class's k best by intercept x + t0·eps (ties by key), then by strength."""
+    tick = store.tick_count
+    pool = []
+    for rate in DecayRate:
+        ranked = sorted(
+            (t for t in store.iter_traces() if t.decay is rate),
+            key=lambda t: (-(t.base + t.t0 * t.eps), t.location, _TYPE_ORDER[t.signal_type]),
+        )
+        pool.extend(ranked[:k])
+    pool.sort(key=lambda t: (-t.strength_at(tick), t.location, _TYPE_ORDER[t.signal_type]))
+    return [(t.location, t.signal_type.value, t.strength_at(tick)) for t in pool[:k]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops=_OPS, k=st.sampled_from([1, 2, 3, 5, 10]), capacity=st.sampled_from([2, 3, 32]))
+def test_top_signals_match_a_full_sort_after_any_deposits_and_ticks(ops: list, k: int, capacity: int) -> None:
+    """The per-class top-K index answers exactly what sorting every trace would (ties by key)."""
+    store = PheromoneStore(top_capacity=capacity)
+    for op in ops:
+        if op[0] == "deposit":
+            _, i, stype, rate, strength = op
+            store.deposit(ColonySignal(f"loc{i:02d}", stype, strength, rate))
+        else:
+            for _ in range(op[1]):
+                store.tick()
+        got = [(t["location"], t["signal_type"], t["strength"]) for t in store.top_signals(k)]
+        assert got == _brute_top(store, k)
+    assert store.summary()["max_strength"] == max((s.strength for s in store.iter_signals()), default=0.0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(stamps=st.lists(st.tuples(st.integers(0, 30), st.floats(0.0, 100.0)), max_size=60), idle=st.floats(0.0, 60.0))
+def test_idle_traces_are_exactly_the_idle_ones_whatever_the_clock_does(stamps: list, idle: float) -> None:
+    clock_value = [0.0]
+    store = PheromoneStore(clock=lambda: clock_value[0])
+    for i, stamp in stamps:
+        clock_value[0] = stamp
+        store.deposit(ColonySignal(f"m{i}", SignalType.DEPENDENCY, 0.5, DecayRate.SLOW))
+    now = 100.0
+    got = {t.location for t in store.idle_traces(SignalType.DEPENDENCY, now, idle)}
+    expected = {s.location for s in store.iter_signals(SignalType.DEPENDENCY) if now - s.last_reinforced > idle}
+    assert got == expected
+
+
+def test_a_tie_with_the_last_of_the_strongest_enters_by_key_order() -> None:
+    store = PheromoneStore(top_capacity=3)
+    for location in ("loc05", "loc03", "loc04", "loc01"):
+        store.deposit(ColonySignal(location, SignalType.RISK, 1.0, DecayRate.FAST))
+    assert [t["location"] for t in store.top_signals(3)] == ["loc01", "loc03", "loc04"]
+    assert [t["location"] for t in store.top_signals(4)] == ["loc01", "loc03", "loc04", "loc05"]  # past the index: full pass
+
+
+def test_the_strongest_are_recomputed_when_expiry_empties_the_index() -> None:
+    store = PheromoneStore(top_capacity=2)
+    store.deposit(ColonySignal("weak", SignalType.RISK, 0.5, DecayRate.FAST))
+    for location in ("a", "b"):
+        store.deposit(ColonySignal(location, SignalType.RISK, 0.9, DecayRate.FAST))
+    store.deposit(ColonySignal("slow", SignalType.RISK, 0.1, DecayRate.SLOW))
+    for _ in range(3):  # 0.9 FAST is gone after 3 ticks, 0.5 after 2: only the SLOW trace is left
+        store.tick()
+    assert [t["location"] for t in store.top_signals(2)] == ["slow"]
+
+
+def test_top_traces_rebuild_restores_the_members_from_a_full_pass() -> None:
+    traces = []
+    for i, strength in enumerate((0.5, 2.0, 1.0, 2.0)):
+        t = Trace(f"l{i}", SignalType.RISK, DecayRate.FAST, 0.3, SignalSource.AGENT)
+        t.base = strength
+        traces.append(t)
+    top = TopTraces(2)
+    assert top.needs_rebuild(len(traces))
+    top.rebuild(traces)
+    assert [t.location for t in top.traces] == ["l1", "l3"] and not top.needs_rebuild(len(traces))
+    assert top.discard(traces[1]) and not top.discard(traces[0])
+    assert top.needs_rebuild(3) and not top.needs_rebuild(1)

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from colony.config import default_policy
 from colony.errors import ConflictError, NotFoundError, PathSafetyError, ValidationError
@@ -226,3 +228,30 @@ def test_bad_roots_and_candidates(tmp_path: Path) -> None:
         PruningDaemon(repo_root=tmp_path / "missing")
     with pytest.raises(ValidationError):
         PruningDaemon(repo_root=tmp_path).archive("pkg/old")  # type: ignore[arg-type]
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    deposits=st.lists(
+        st.tuples(
+            st.integers(0, 25),
+            st.sampled_from([SignalType.DEPENDENCY, SignalType.DEPENDENCY, SignalType.HUMAN_PRIORITY, SignalType.RISK]),
+            st.sampled_from([0.5, 1.0, 2.5]),
+            st.floats(0.0, 60.0).map(lambda days: NOW - days * DAY),
+        ),
+        max_size=50,
+    ),
+    monotone=st.booleans(),
+)
+def test_the_derived_report_equals_a_scan_of_the_whole_derived_registry(deposits: list, monotone: bool) -> None:
+    """report() reads only the stale DEPENDENCY traces; that must be exactly what scanning them all gives."""
+    if monotone:
+        deposits = sorted(deposits, key=lambda d: d[3])
+    stamp = [0.0]
+    store = PheromoneStore(clock=lambda: stamp[0])
+    for i, stype, strength, when in deposits:
+        stamp[0] = when
+        deposit(store, f"pkg.m{i}", stype, strength)
+    daemon = PruningDaemon(pheromone_store=store, clock=clock)
+    full = daemon.scan(daemon.registry_from_store())
+    assert daemon.report()["candidates"] == [c.to_dict() for c in full]

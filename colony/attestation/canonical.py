@@ -67,8 +67,17 @@ def encode_loaded(value: Any) -> bytes:
 
 
 def canonical_json(value: Any, *, field: str = "value") -> bytes:
-    """Return the canonical JSON of ``value`` as UTF-8 bytes."""
-    return canonical_text(value, field=field).encode("utf-8")
+    r"""Return the canonical JSON of ``value`` as UTF-8 bytes; ValidationError(field) for text that is not Unicode.
+
+    >>> canonical_json({"receipt": "\udc80"}, field="receipt")
+    Traceback (most recent call last):
+    ...
+    colony.errors.ValidationError: receipt: holds text that is not valid Unicode (a lone surrogate)
+    """
+    try:
+        return canonical_text(value, field=field).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(field, "holds text that is not valid Unicode (a lone surrogate)") from None
 
 
 def digest_bytes(data: bytes) -> str:

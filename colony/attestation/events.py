@@ -66,6 +66,8 @@ class LedgerValidationStatus(StrEnum):
     SEQUENCE_GAP = "sequence_gap"
     UNAUTHORIZED_LINK = "unauthorized_link"
     INCOMPLETE_EXECUTION = "incomplete_execution"
+    TRUNCATED = "truncated"
+    BAD_HEAD = "bad_head"
 
 
 def signing_bytes(event_hash: str) -> bytes:
@@ -228,6 +230,13 @@ class LedgerValidationResult:
     event_count: int
     errors: tuple[LedgerIssue, ...] = ()
     last_valid_sequence: int = 0
+
+    def with_issues(self, issues: list[LedgerIssue]) -> LedgerValidationResult:
+        """This result with ``issues`` added after its own (an EMPTY run stays EMPTY unless they say more)."""
+        if not issues:
+            return self
+        errors = (*self.errors, *issues)
+        return LedgerValidationResult(False, errors[0].status, self.run_id, self.event_count, errors, self.last_valid_sequence)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-shaped form."""

@@ -31,14 +31,15 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from colony.attestation import heads, store
 from colony.attestation import payloads as P
-from colony.attestation import store
 from colony.attestation.canonical import canonical_text
-from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerValidationResult, signing_bytes
+from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerIssue, LedgerValidationResult, signing_bytes
 from colony.attestation.events import LedgerValidationStatus as S
+from colony.attestation.recording import TypedRecords
 from colony.attestation.semantics import link_problems
 from colony.attestation.signers import Signer, ephemeral_signer
-from colony.attestation.validation import ROW_COLUMNS, decode_row, validate_rows
+from colony.attestation.validation import ROW_COLUMNS, decode_row, stored_hash_matches, validate_rows
 from colony.errors import AttestationError, ConfigError, NotFoundError, ValidationError
 
 __all__ = ["AttestationLedger"]
@@ -57,7 +58,7 @@ def _nonempty(name: str, value: Any) -> str:
     return value
 
 
-class AttestationLedger:
+class AttestationLedger(TypedRecords):
     """Signed, hash-chained, consuming lifecycle ledger on SQLite (thread-safe).
 
     Parameters:
@@ -101,6 +102,7 @@ class AttestationLedger:
             self._attach(conn, True, str(db), signer, clock=clock, id_factory=id_factory, lock=lock)
         with self._write() as write_conn:
             store.create_schema(write_conn)
+            heads.create_schema(write_conn)
 
     @classmethod
     def open_read_only(cls, path: str | Path, *, signer: Signer) -> AttestationLedger:
@@ -279,6 +281,8 @@ class AttestationLedger:
             raise refuse(S.SEQUENCE_GAP, f"sequence gap in run {run!r}: expected {last_seq + 1}, got {event.sequence}")
         if event.previous_hash != last_hash:
             raise refuse(S.MISSING_PARENT, f"previous_hash does not link to the latest event of run {run!r}")
+        if event.event_type is T.EXECUTION_AUTHORIZATION:
+            self._check_signed_parent(conn, run, links.parent_event_id, refuse)
         problems = link_problems(event.event_type, links, store.SqlRunView(conn, run))
         if problems:
             status, message = problems[0]
@@ -286,6 +290,22 @@ class AttestationLedger:
         repeated = store.insert_event(conn, event, links, payload_text)
         if repeated is not None:
             raise refuse(S.DUPLICATE, repeated)
+        heads.advance(conn, event, self._signer)
+
+    def _check_signed_parent(
+        self, conn: sqlite3.Connection, run: str, parent_id: str | None, refuse: Callable[[S, str], AttestationError]
+    ) -> None:
+        """An authorization acts on its verdict's signed payload: refuse a verdict whose stored row does not verify."""
+        row = conn.execute(
+            f"SELECT {ROW_COLUMNS} FROM attestation_events WHERE event_id = ? AND run_id = ?", (parent_id or "", run)
+        ).fetchone()
+        if row is None:
+            return  # the link rules name the missing parent
+        stored = decode_row(row)
+        if stored.event is None or not stored_hash_matches(stored):
+            raise refuse(S.BAD_HASH, f"verdict {parent_id!r} was altered after it was signed; refusing to authorize it")
+        if not stored.event.signature_valid(self._signer):
+            raise refuse(S.BAD_SIGNATURE, f"verdict {parent_id!r} does not verify with key {self._signer.key_id!r}")
 
     def check_links(self, run_id: str, event_type: LedgerEventType, payload: dict[str, Any]) -> None:
         """Raise the AttestationError :meth:`append_record` would raise for these links; write nothing."""
@@ -295,50 +315,6 @@ class AttestationLedger:
         if problems:
             status, message = problems[0]
             raise AttestationError(message, status=status)
-
-    # ------------------------------------------------------------------ typed helpers
-    def record_proposal(
-        self, run_id: str, actor_id: str, proposal: dict[str, Any], *, supersedes: LedgerEvent | None = None
-    ) -> LedgerEvent:
-        """Record a proposal (by digest); ``supersedes`` links a re-proposal to the earlier proposal event."""
-        return self.append_record(run_id, T.PROPOSAL, actor_id, P.proposal_payload(proposal, supersedes=supersedes))
-
-    def record_gate_verdict(
-        self, run_id: str, actor_id: str, proposal_event: LedgerEvent, decision: str, gate: dict[str, Any]
-    ) -> LedgerEvent:
-        """Record the gate's verdict (execute / hold / refuse) on a proposal event."""
-        return self.append_record(run_id, T.GATE_VERDICT, actor_id, P.verdict_payload(proposal_event, decision, gate))
-
-    def authorize_execution(self, run_id: str, actor_id: str, verdict_event: LedgerEvent) -> LedgerEvent:
-        """Consume an EXECUTE verdict into an execution authorization (once per verdict)."""
-        return self.append_record(run_id, T.EXECUTION_AUTHORIZATION, actor_id, P.authorization_payload(verdict_event))
-
-    def record_execution_receipt(
-        self, run_id: str, actor_id: str, authorization_event: LedgerEvent, receipt: dict[str, Any]
-    ) -> LedgerEvent:
-        """Consume an authorization into an execution receipt; ``receipt["execution_id"]`` or a fresh id."""
-        exec_id = receipt.get("execution_id") if isinstance(receipt, dict) else None
-        exec_id = exec_id if isinstance(exec_id, str) and exec_id else "exe-" + self._new_id()
-        payload = P.receipt_payload(authorization_event, receipt, exec_id)
-        return self.append_record(run_id, T.EXECUTION_RECEIPT, actor_id, payload)
-
-    def record_outcome(self, run_id: str, actor_id: str, receipt_event: LedgerEvent, outcome: dict[str, Any]) -> LedgerEvent:
-        """Consume a receipt into the outcome report (one outcome per receipt)."""
-        return self.append_record(run_id, T.OUTCOME, actor_id, P.outcome_payload(receipt_event, outcome))
-
-    def record_rejection(self, run_id: str, actor_id: str, proposal_event: LedgerEvent, reason: str) -> LedgerEvent:
-        """Record that a proposal is rejected; it can no longer be authorized."""
-        return self.append_record(run_id, T.REJECTION, actor_id, P.rejection_payload(proposal_event, reason))
-
-    def record_error(
-        self, run_id: str, actor_id: str, error: str | dict[str, Any], *, parent: LedgerEvent | None = None
-    ) -> LedgerEvent:
-        """Record an error, optionally about an earlier event of the same run."""
-        return self.append_record(run_id, T.ERROR, actor_id, P.error_payload(error, parent))
-
-    def record_calibration(self, run_id: str, actor_id: str, agent_id: str, calibration: dict[str, Any]) -> LedgerEvent:
-        """Record a supervised trust calibration of ``agent_id`` (values in full)."""
-        return self.append_record(run_id, T.CALIBRATION, actor_id, P.calibration_payload(agent_id, calibration))
 
     # ------------------------------------------------------------------ reading
     @staticmethod
@@ -381,9 +357,10 @@ class AttestationLedger:
         return [e.to_dict() for e in self.events(run_id)]
 
     def runs(self) -> list[str]:
-        """Every run id in the ledger, sorted."""
+        """Every run id in the ledger, sorted (a run whose events were all deleted still has its signed head)."""
         with self._lock:
-            return [r[0] for r in self._conn.execute("SELECT DISTINCT run_id FROM attestation_events ORDER BY run_id")]
+            found = {r[0] for r in self._conn.execute("SELECT DISTINCT run_id FROM attestation_events")}
+            return sorted(found.union(heads.runs_with_heads(self._conn)))
 
     def default_run_id(self) -> str:
         """The ledger's persistent default run id, created on first use (so a restart resumes the same run)."""
@@ -405,5 +382,18 @@ class AttestationLedger:
             cursor = self._conn.execute(
                 f"SELECT {ROW_COLUMNS} FROM attestation_events WHERE run_id = ? ORDER BY sequence, rowid", (run_id,)
             )
-            rows = cursor.fetchall()
-        return validate_rows(run_id, (decode_row(r) for r in rows), self._signer)
+            rows = [decode_row(r) for r in cursor.fetchall()]
+            head = heads.run_head(self._conn, run_id)
+            whole = heads.ledger_problems(self._conn, self._signer)
+        result = validate_rows(run_id, rows, self._signer)
+        last = rows[-1] if rows else None
+        at = last.sequence if last is not None and isinstance(last.sequence, int) else 0
+        found = heads.run_problems(
+            head,
+            self._signer,
+            run_id=run_id,
+            count=len(rows),
+            last_sequence=at,
+            last_hash=str(last.event_hash) if last is not None else "",
+        )
+        return result.with_issues([LedgerIssue(at, "", status, message) for status, message in found + whole])

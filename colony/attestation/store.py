@@ -259,8 +259,10 @@ class SqlRunView:
         self._run = run_id
 
     def get(self, event_id: str) -> EventRef | None:
+        # the decision comes from the signed payload, never from the (unsigned) index column
         row = self._conn.execute(
-            "SELECT event_type, proposal_id, decision FROM attestation_events WHERE event_id = ? AND run_id = ?",
+            "SELECT event_type, proposal_id, json_extract(payload_json, '$.decision')"
+            " FROM attestation_events WHERE event_id = ? AND run_id = ?",
             (event_id, self._run),
         ).fetchone()
         return None if row is None else EventRef(row[0], row[1], row[2])

@@ -56,8 +56,13 @@ def _recorded_key_id(path: Path, run_id: str | None) -> str | None:
     try:
         conn = store.connect_read_only(path)
         try:
-            where, params = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())
-            row = conn.execute(f"SELECT signature_json FROM attestation_events {where} ORDER BY rowid LIMIT 1", params).fetchone()
+            row = None
+            if run_id:
+                row = conn.execute(
+                    "SELECT signature_json FROM attestation_events WHERE run_id = ? ORDER BY rowid LIMIT 1", (run_id,)
+                ).fetchone()
+            if row is None:  # no run named, or a run with no events left: the ledger's signer is still the same
+                row = conn.execute("SELECT signature_json FROM attestation_events ORDER BY rowid LIMIT 1").fetchone()
         finally:
             conn.close()
         key_id = json.loads(row[0]).get("key_id") if row else None

@@ -80,7 +80,9 @@ def _kernel() -> dict[str, Any]:
 
     try:
         from jupyter_client.kernelspec import KernelSpecManager
-
+    except ModuleNotFoundError:
+        return _check("papermill_kernel", False, "Jupyter is not installed (the 'notebooks' extra)", required=False)
+    try:
         specs = KernelSpecManager().find_kernel_specs()
     except Exception as exc:  # a broken jupyter installation is exactly what this check reports
         return _check("papermill_kernel", False, f"cannot list Jupyter kernels: {type(exc).__name__}: {exc}", required=True)
@@ -108,7 +110,7 @@ def _pandoc() -> dict[str, Any]:
     except (ImportError, OSError):
         path = shutil.which("pandoc")
     if not path:
-        return _check("pandoc", False, "pandoc not found (install the 'docs' extra: pypandoc-binary)", required=False)
+        return _check("pandoc", False, "pandoc not found (install the 'paper' extra: pypandoc-binary)", required=False)
     return _check("pandoc", True, f"{_version_line([path, '--version'])} at {path}", required=False, path=path)
 
 
@@ -116,7 +118,7 @@ def _typst() -> dict[str, Any]:
     try:
         import typst  # noqa: F401
     except ImportError:
-        return _check("typst", False, "the typst package is not installed (install the 'docs' extra)", required=False)
+        return _check("typst", False, "the typst package is not installed (install the 'paper' extra)", required=False)
     return _check("typst", True, f"typst {metadata.version('typst')} (Python package)", required=False)
 
 

@@ -3,7 +3,9 @@
 The prompt is checked (text, no control characters, bounded length), sent with a short
 system message asking for one fenced code block, and the first fenced block of the
 answer (or the whole answer) is returned. Generated code is only ever returned or, with
-``output_path``, written to a file inside the project — never imported or executed.
+``output_path``, written to a new file inside the project (never into a hidden directory such
+as ``.git/`` or ``.venv/``, never over an existing file without ``force``) — never imported
+or executed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import unicodedata
 from typing import Any, Final
 
 from colony.cli_tools.failures import tool_errors
-from colony.cli_tools.paths import find_project, inside, relative
+from colony.cli_tools.paths import find_project, relative, writable_inside, write_new_file
 from colony.cli_tools.providers import ProviderError, get_provider
 from colony.errors import ValidationError
 
@@ -60,21 +62,26 @@ def ai_generate(
     output_path: str | None = None,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     project: str | os.PathLike[str] | None = None,
+    force: bool = False,
 ) -> dict[str, Any]:
-    """Generate ``language`` code for ``prompt``; write it to ``output_path`` (in the project) if given."""
+    """Generate ``language`` code for ``prompt``; write it to ``output_path`` (in the project) if given.
+
+    ``output_path`` must not be in a hidden directory or a virtual environment, and an
+    existing file is only overwritten with ``force`` (see :func:`~colony.cli_tools.paths.writable_inside`).
+    """
     text = _clean_prompt(prompt)
     lang = language.strip().lower() if isinstance(language, str) else language
     if lang not in LANGUAGES:
         raise ValidationError("language", f"must be one of {', '.join(sorted(LANGUAGES))}", value=language)
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or not 1 <= max_tokens <= MAX_TOKENS_LIMIT:
         raise ValidationError("max_tokens", f"must be an integer in [1, {MAX_TOKENS_LIMIT}]", value=max_tokens)
+    if not isinstance(force, bool):
+        raise ValidationError("force", "must be true or false", value=force)
     target = None
     root = None
     if output_path:
         root = find_project(project)
-        target = inside(root, output_path, field="output_path", must_exist=False, allow_root=False)
-        if target.is_dir():
-            raise ValidationError("output_path", f"{output_path!r} is a directory", value=output_path)
+        target = writable_inside(root, output_path, field="output_path", force=force)
     chosen = get_provider(provider)
     system = f"You write {lang} code. Answer with exactly one fenced code block containing the complete code, and nothing else."
     completion = chosen.complete(system, text, max_tokens=max_tokens)
@@ -91,8 +98,6 @@ def ai_generate(
         "output_path": None,
     }
     if target is not None and root is not None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        inside(root, target, field="output_path", must_exist=False)  # the directory just made may not be a link out
-        target.write_text(code, encoding="utf-8")
+        write_new_file(root, target, code, field="output_path", force=force)
         result["output_path"] = relative(root, target)
     return result

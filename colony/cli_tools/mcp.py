@@ -128,7 +128,8 @@ DESCRIPTIONS = {
     "cli_ai_generate": (
         "Generate code from a prompt through the configured AI provider (an OpenAI-compatible endpoint set by "
         "COLONY_AI_BASE_URL and COLONY_AI_MODEL). The prompt is sent to that provider. The code is returned, or "
-        "written to output_path inside the project (an existing file there is overwritten); it is never executed."
+        "written to output_path inside the project (never into a hidden directory such as .git/ or .venv/; an "
+        "existing file only with force); it is never executed."
     ),
     "cli_workflow_run": (
         "Run a build workflow of the project: "
@@ -217,6 +218,7 @@ def register_cli_tools(server: "MCPServer", *, allow_exec: bool, project: str | 
         provider: Annotated[str, _d("Provider name (default 'openai': the configured OpenAI-compatible endpoint).")] = "openai",
         output_path: Annotated[str, _d("File in the project to write the code to (empty: only return it).")] = "",
         max_tokens: Annotated[int, Field(description="Maximum tokens in the answer.", ge=1, le=32768, strict=True)] = 2048,
+        force: Annotated[bool, _d("Overwrite output_path if it exists (never in hidden directories such as .git/).")] = False,
     ) -> Annotated[CallToolResult, GenerateOutput]:
         return _call(
             ai_generate,
@@ -226,6 +228,7 @@ def register_cli_tools(server: "MCPServer", *, allow_exec: bool, project: str | 
             output_path=output_path or None,
             max_tokens=max_tokens,
             project=root,
+            force=force,
         )
 
     tools: list[tuple[Any, ToolAnnotations]] = [

@@ -21,10 +21,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from colony.errors import NotFoundError, PathSafetyError, ValidationError
+from colony.errors import ConflictError, NotFoundError, PathSafetyError, ValidationError
 from colony.falsification.containment import configured_root
 
-__all__ = ["PROJECT_ENV", "ProjectLayout", "find_project", "inside", "is_inside", "layout", "relative"]
+__all__ = [
+    "PROJECT_ENV",
+    "ProjectLayout",
+    "check_not_hidden",
+    "find_project",
+    "inside",
+    "is_inside",
+    "layout",
+    "relative",
+    "write_new_file",
+    "writable_inside",
+]
 
 PROJECT_ENV = "COLONY_PROJECT"
 
@@ -77,6 +88,56 @@ def inside(
     if must_exist and not resolved.exists():
         raise NotFoundError(field, text)
     return resolved
+
+
+def writable_inside(root: Path, value: str | os.PathLike[str], *, field: str = "path", force: bool = False) -> Path:
+    """Where a tool may write ``value``: inside ``root``, outside every hidden directory, not over a file unless ``force``.
+
+    Hidden names (``.git``, ``.venv``, ``.github``, ``.envrc`` …) and virtual environments (a
+    directory holding ``pyvenv.cfg``) are refused wherever they appear in the resolved path:
+    a file written there can run code later (a ``.git/config`` with ``core.fsmonitor`` runs a
+    command at the next ``git status``).
+    """
+    resolved = inside(root, value, field=field, must_exist=False, allow_root=False)
+    check_not_hidden(root, resolved, os.fspath(value))
+    if resolved.is_dir():
+        raise ValidationError(field, f"{os.fspath(value)!r} is a directory", value=value)
+    if (resolved.exists() or resolved.is_symlink()) and not force:
+        raise ConflictError(
+            f"{field}: {os.fspath(value)!r} already exists (pass --force to overwrite it)", ident=os.fspath(value)
+        )
+    return resolved
+
+
+def check_not_hidden(root: Path, resolved: Path, shown: str) -> None:
+    """Refuse a resolved path (inside ``root``) in or at a hidden name, or inside a virtual environment."""
+    parts = resolved.relative_to(root).parts
+    hidden = next((p for p in parts if p.startswith(".")), None)
+    if hidden is not None:
+        raise PathSafetyError(shown, str(root), f"is in or is a hidden path ({hidden!r}); nothing is written there under")
+    for depth in range(1, len(parts)):
+        if (root.joinpath(*parts[:depth]) / "pyvenv.cfg").is_file():
+            raise PathSafetyError(shown, str(root), "is inside a virtual environment; nothing is written there under")
+
+
+def write_new_file(root: Path, target: Path, text: str, *, field: str = "path", force: bool = False) -> None:
+    """Write ``text`` to ``target`` (from :func:`writable_inside`), creating its directories, never through a link.
+
+    The directories made are re-checked (none may lead out), and the file is opened with
+    ``O_NOFOLLOW`` and, unless ``force``, ``O_EXCL``: a file or link that appeared since the
+    check is never written through.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    inside(root, target.parent, field=field)  # a directory just made (or raced in) may not be a link out
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | (os.O_TRUNC if force else os.O_EXCL)
+    try:
+        fd = os.open(target, flags, 0o644)
+    except FileExistsError:
+        raise ConflictError(f"{field}: {relative(root, target)!r} already exists (pass --force to overwrite it)") from None
+    except OSError as exc:  # ELOOP: the final component is a symlink
+        raise PathSafetyError(str(target), str(root), f"cannot be written safely ({exc.strerror}); root") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def relative(root: Path, path: Path) -> str:

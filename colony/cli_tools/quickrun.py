@@ -7,7 +7,9 @@ must lie inside the project — one match leading out refuses the whole call bef
 anything runs. Scripts run with the project as working directory and on ``PYTHONPATH``;
 notebooks run with papermill (their ``args`` go to papermill, e.g. ``-p name value``)
 and the executed copy lands in ``<output>/run-quick/``. Each target gets its own
-timeout and process group.
+timeout and process group, and an allow-listed environment (:func:`child_environment`):
+``COLONY_*`` settings, tokens and keys never reach it. This is not a sandbox: a target runs
+with the caller's user, files and network.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -27,7 +29,15 @@ from colony.cli_tools.paths import find_project, inside, is_inside, layout, rela
 from colony.cli_tools.processes import run_process
 from colony.errors import NotFoundError, PathSafetyError, ValidationError
 
-__all__ = ["DEFAULT_TIMEOUT_S", "MAX_TARGETS", "resolve_targets", "run_quick"]
+__all__ = [
+    "ALLOWED_ENV",
+    "ALLOWED_PREFIXES",
+    "DEFAULT_TIMEOUT_S",
+    "MAX_TARGETS",
+    "child_environment",
+    "resolve_targets",
+    "run_quick",
+]
 
 PREFIX = "Execution failed"
 DEFAULT_TIMEOUT_S: Final = 60
@@ -36,6 +46,16 @@ RUNNABLE: Final = (".py", ".ipynb")
 _GLOB: Final = re.compile(r"[*?\[]")
 _MODULE: Final = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _SKIP_PARTS: Final = frozenset({"__pycache__", "node_modules"})
+#: Environment variables a target inherits (see :func:`child_environment`).
+ALLOWED_ENV: Final = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TZ", "TMPDIR", "TEMP", "TMP",
+        "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONDONTWRITEBYTECODE",
+        "PYTHONUTF8", "MPLBACKEND", "MPLCONFIGDIR", "NO_COLOR", "COLUMNS",
+    }
+)  # fmt: skip
+ALLOWED_PREFIXES: Final = ("LC_", "XDG_", "JUPYTER_")
+_SECRET_NAME: Final = re.compile(r"TOKEN|KEY|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +139,29 @@ def resolve_targets(root: Path, target: str, args: Sequence[str], output: Path) 
     return targets
 
 
+def child_environment(root: Path, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a run-quick target gets: an allow-list, never colony's or anyone's secrets.
+
+    Kept: the names in :data:`ALLOWED_ENV` and those starting with :data:`ALLOWED_PREFIXES`,
+    except any ``COLONY_*`` name and any name that looks like a credential (``TOKEN``, ``KEY``,
+    ``SECRET``, ``PASSWORD``, ``CREDENTIAL``, ``AUTH``). The project goes first on ``PYTHONPATH``.
+
+    >>> sorted(child_environment(Path("/p"), {"PATH": "/bin", "COLONY_MCP_TOKEN": "t", "GITHUB_TOKEN": "g", "LC_ALL": "C"}))
+    ['LC_ALL', 'PATH', 'PYTHONPATH', 'PYTHONUNBUFFERED']
+    """
+    source = os.environ if environ is None else environ
+    env = {
+        name: value
+        for name, value in source.items()
+        if (name in ALLOWED_ENV or name.startswith(ALLOWED_PREFIXES))
+        and not name.startswith("COLONY_")
+        and not _SECRET_NAME.search(name)
+    }
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), source.get("PYTHONPATH", "")]))
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
 def _check_args(args: Sequence[str] | None) -> list[str]:
     if args is None:
         return []
@@ -153,8 +196,7 @@ def run_quick(
     targets = resolve_targets(root, target, _check_args(args), out_dir)
     if any(t.argv[1:3] == ("-m", "papermill") for t in targets):
         (out_dir / "run-quick").mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH", "")])))
-    env["PYTHONUNBUFFERED"] = "1"
+    env = child_environment(root)
 
     def one(t: Target) -> dict[str, Any]:
         outcome = run_process(t.argv, timeout=float(timeout), cwd=root, env=env)

@@ -28,7 +28,7 @@ from typing import Any, Final
 import yaml
 
 from colony.cli_tools.failures import tool_errors
-from colony.cli_tools.paths import ProjectLayout, find_project, inside, layout, relative
+from colony.cli_tools.paths import ProjectLayout, check_not_hidden, find_project, inside, layout, relative
 from colony.errors import ConflictError, NotFoundError, ValidationError
 
 __all__ = ["NAME_PATTERN", "TEMPLATES", "project_create"]
@@ -204,9 +204,11 @@ def project_create(
     if "section" in parts:
         if not metadata.is_file():
             raise NotFoundError("manuscript metadata (needed to add a section)", relative(root, metadata))
+        # the file we rewrite goes through the same containment rule as every path (a link out is refused)
+        metadata = inside(root, metadata, field="manuscript/metadata.yaml")
         files["section"] = lay.manuscript / plan.section
     for p in files.values():
-        inside(root, p, field="path", must_exist=False)
+        check_not_hidden(root, inside(root, p, field="path", must_exist=False), relative(root, p))
     clashes = _conflicts(lay, plan, parts, files)
     if clashes:
         raise ConflictError(f"{name!r} already exists in the project: {', '.join(clashes)} (nothing was changed)", ident=name)

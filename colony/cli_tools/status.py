@@ -99,10 +99,10 @@ def _mcp_processes() -> list[dict[str, Any]]:
 
 
 def _probe(url: str) -> dict[str, Any]:
-    token = os.environ.get("COLONY_MCP_TOKEN", "").strip()
-    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"} if token else {}
+    # no credential is sent: any answer (401 included) says the server is up, and a token must never go to a URL
+    # that may not be ours, nor count as a failed login against the server's backoff
     try:
-        response = httpx.get(url, headers=headers, timeout=_PROBE_TIMEOUT_S)
+        response = httpx.get(url, headers={"Accept": "application/json, text/event-stream"}, timeout=_PROBE_TIMEOUT_S)
     except httpx.HTTPError as exc:
         return {"name": "mcp", "status": "down", "details": {"url": url, "error": f"{type(exc).__name__}: {exc}"}}
     # any HTTP answer means the server is up; 401 just says a token is needed

@@ -73,12 +73,12 @@ def register(subparsers: Any) -> None:
     run.add_argument("--adversarial", action="store_true", help="also run the adversarial workloads: adversarial.json")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
-    run.set_defaults(func=run_command)
+    run.set_defaults(func=run_command, extra="research")
     analyze = actions.add_parser("analyze", help="recompute the analysis from a traces.jsonl")
     analyze.add_argument("--traces", default=f"{DEFAULT_OUTPUT}/traces.jsonl", help="trace file")
     analyze.add_argument("--check", metavar="STUDY", help="compare with this study.json's analysis; exit 1 if different")
     analyze.add_argument("--output", help="write the recomputed analysis here (JSON)")
-    analyze.set_defaults(func=analyze_command)
+    analyze.set_defaults(func=analyze_command, extra="research")
     sweep = actions.add_parser("sweep", help="sensitivity sweep: H1-H4 verdicts across the research.yaml grid, on Dask")
     sweep.add_argument("--grid", choices=("full", "reduced"), default="full", help="which grid (default full)")
     sweep.add_argument("--workers", type=_positive, default=2, help="LocalCluster worker processes (default 2)")
@@ -90,7 +90,7 @@ def register(subparsers: Any) -> None:
     sweep.add_argument("--if-no-full", action="store_true", help=f"do nothing when {SWEEP_OUTPUT['full']} exists (the build)")
     sweep.add_argument("--config", help="a research.yaml to use instead of the packaged one")
     sweep.add_argument("--quiet", action="store_true", help="no progress lines")
-    sweep.set_defaults(func=sweep_command)
+    sweep.set_defaults(func=sweep_command, extra="research")
 
     def usage(args: argparse.Namespace) -> int:
         parser.print_help()

@@ -22,7 +22,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("prompt", help="what the code should do")
     parser.add_argument("--language", default="python", help="target language (default python)")
     parser.add_argument("--provider", default="openai", help="provider name (default openai: the configured endpoint)")
-    parser.add_argument("--output", metavar="FILE", help="write the code to this file in the project (overwrites it)")
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write the code to this new file in the project (not in hidden directories such as .git/)",
+    )
+    parser.add_argument("--force", action="store_true", help="with --output: overwrite an existing file")
     parser.add_argument("--max-tokens", type=int, default=2048, help="maximum tokens in the answer (default 2048)")
     add_common(parser)
     parser.set_defaults(func=run)
@@ -45,5 +50,6 @@ def run(args: argparse.Namespace) -> int:
         output_path=args.output,
         max_tokens=args.max_tokens,
         project=args.project,
+        force=args.force,
     )
     return emit(args, result, _text)

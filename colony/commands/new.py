@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--description", help="one or two sentences (no digits: numbers come from the build)")
     parser.add_argument("--path", metavar="DIR", help="subdirectory of the project to scaffold in")
     add_common(parser)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, extra="notebooks")
 
 
 def _text(result: dict[str, Any]) -> str:

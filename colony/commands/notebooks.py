@@ -16,4 +16,4 @@ def register(subparsers: Any) -> None:
         description="Execute colony's parameterised notebooks with papermill, in parallel.",
     )
     add_arguments(parser)
-    parser.set_defaults(func=run_command)
+    parser.set_defaults(func=run_command, extra="notebooks")

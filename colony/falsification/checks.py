@@ -82,6 +82,10 @@ class PatternGroup:
         )
         self.any_word: frozenset[bytes] = frozenset().union(*(entry[2] for entry in self._entries))
 
+    def excluded(self, words: frozenset[bytes] | None) -> bool:
+        """True when ``words`` (None: unknown) shows that no pattern can match: the text need not be read."""
+        return words is not None and words.isdisjoint(self.any_word)
+
     def matching(self, folded: str, words: frozenset[bytes] | None) -> list[str]:
         """The sources of the patterns found in ``folded``; ``words`` (None: unknown) lets absent ones be skipped."""
         if not folded:
@@ -118,10 +122,14 @@ _PLACEHOLDER_ROLLBACK: Final = re.compile(
 )
 
 
+_PLACEHOLDER_FIRST: Final = frozenset("ntuwNTUW")
+
+
 def no_rollback(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | None:
     """HIGH when the rollback plan is missing or a placeholder; MEDIUM when it is too short to act on."""
     text = plan.rollback
-    if not text or _PLACEHOLDER_ROLLBACK.fullmatch(text):
+    # every placeholder starts with n, t, u or w: other text is not one, whatever follows
+    if not text or (text[0] in _PLACEHOLDER_FIRST and _PLACEHOLDER_ROLLBACK.fullmatch(text)):
         return make_finding(
             "The plan provides a credible rollback procedure.",
             AttackVector.NO_ROLLBACK,
@@ -169,7 +177,7 @@ def no_test_value(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | N
             {"tests": _as_listed(plan.tests)},
             "Name at least one automated test in `tests`; an empty list promises nothing.",
         )
-    if MANUAL_TESTS.matching(plan.folded_tests, plan.words):
+    if not MANUAL_TESTS.excluded(plan.words) and MANUAL_TESTS.matching(plan.folded_tests, plan.words):
         return make_finding(
             "Tests rely on automated execution, not manual inspection.",
             AttackVector.NO_TEST_VALUE,
@@ -253,7 +261,7 @@ def scope_creep(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | Non
                 {"target_root": plan.target.split(".", 1)[0], "foreign_module_refs": foreign[:_MAX_LISTED]},
                 "Split the work: one proposal per package, each with its own target.",
             )
-    vague = VAGUE_SCOPE.matching(plan.folded_scope, plan.words)
+    vague = [] if VAGUE_SCOPE.excluded(plan.words) else VAGUE_SCOPE.matching(plan.folded_scope, plan.words)
     if len(vague) >= ctx.policy.vague_pattern_matches:
         return make_finding(
             "The plan scope is precisely bounded to its stated target.",
@@ -337,6 +345,8 @@ _MAX_TERMS: Final = 5
 
 def security_risk(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | None:
     """HIGH when target, rationale or scope touch security-sensitive ground and no review is mentioned."""
+    if SENSITIVE.excluded(plan.words):
+        return None
     text = f"{plan.folded_target} {plan.folded_rationale_scope}"
     terms = SENSITIVE.matching(text, plan.words)
     if not terms or _REVIEWED.search(text):
@@ -373,7 +383,7 @@ def false_metric(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | No
             {"expected_outcome": "<absent>" if not plan.has_expected_outcome else "<empty>"},
             "State an expected outcome that an observation could contradict.",
         )
-    vague = VAGUE_OUTCOME.matching(plan.folded_expected, plan.words)
+    vague = [] if VAGUE_OUTCOME.excluded(plan.words) else VAGUE_OUTCOME.matching(plan.folded_expected, plan.words)
     if len(vague) >= ctx.policy.vague_pattern_matches:
         return make_finding(
             "The expected outcome is concrete and falsifiable.",
@@ -433,7 +443,7 @@ DURABLE_CHANGE: Final = PatternGroup(
 
 def hidden_maintenance_cost(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | None:
     """MEDIUM when the plan creates something durable and names no owner, runbook or maintenance plan."""
-    if plan.maintenance_declared:
+    if DURABLE_CHANGE.excluded(plan.words) or plan.maintenance_declared:
         return None
     signals = DURABLE_CHANGE.matching(plan.folded_context, plan.words)
     if len(signals) < ctx.policy.durable_change_signals:
@@ -466,6 +476,8 @@ _JUSTIFIED: Final = re.compile(
 
 def premature_abstraction(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | None:
     """LOW when rationale and scope promise generality without naming the use-sites that need it."""
+    if ABSTRACTION.excluded(plan.words):
+        return None
     text = plan.folded_rationale_scope
     signals = ABSTRACTION.matching(text, plan.words)
     if len(signals) < ctx.policy.abstraction_signals or _JUSTIFIED.search(text):

@@ -88,7 +88,7 @@ def circular_deps(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | N
                 {"cycle": cycle, **notes},
                 f"Circular import detected: {' -> '.join(cycle)}. Move the shared part into a module both can import.",
             )
-    pair = parent_child_pair(deps)
+    pair = parent_child_pair(deps) if len(deps) > 1 else None
     if pair is not None:
         return make_finding(
             "No parent–child circular dependency exists in the dependency list.",

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Final
 
-from colony.errors import PathSafetyError
+from colony.errors import PathSafetyError, ValidationError
 from colony.falsification.containment import is_strictly_inside, strictly_inside
 
 __all__ = ["ImportGraph", "RepoImportScanner", "build_import_graph", "extract_imports", "find_cycle"]
@@ -262,6 +262,22 @@ def find_cycle(edges: Mapping[str, tuple[str, ...] | list[str]]) -> list[str] | 
     return None
 
 
+_NAME_MAX = 255  # bytes in one path component on the file systems colony runs on (POSIX NAME_MAX)
+
+
+def _check_path_text(target: str) -> None:
+    """ValidationError("plan.target") unless every component of ``target`` can name a file."""
+    if "\0" in target:
+        raise ValidationError("plan.target", "contains a NUL character, which no file name can hold")
+    slashed = "/" in target or "\\" in target  # a path (dots are part of names), else a dotted module name
+    for part in target.replace("\\", "/").split("/") if slashed else target.split("."):
+        size = len(part.encode("utf-8", "surrogatepass"))
+        if size > _NAME_MAX:
+            raise ValidationError(
+                "plan.target", f"has a path component of {size} bytes ({part[:24]!r}...); a file name holds at most {_NAME_MAX}"
+            )
+
+
 class RepoImportScanner:
     """Finds the directory a plan's target names under the configured root and graphs its imports."""
 
@@ -274,8 +290,10 @@ class RepoImportScanner:
         """Return the target's directory and dotted name, None if it names no directory.
 
         Raises PathSafetyError when the target resolves outside the root (absolute paths,
-        ``..``, symlinks leading out) or to the root itself.
+        ``..``, symlinks leading out) or to the root itself, and ValidationError("plan.target")
+        for a target no file system can look up (a NUL, a component longer than a file name).
         """
+        _check_path_text(target)
         if "/" in target or "\\" in target:
             rel = PurePath(target.replace("\\", "/"))
             if rel.is_absolute():
@@ -285,8 +303,12 @@ class RepoImportScanner:
             parts = target.split(".")
             candidates = [self.root.joinpath(*parts), self.root.joinpath("src", *parts)]
         for candidate in candidates:
-            resolved = strictly_inside(self.root, candidate)
-            if resolved.is_dir():
+            try:
+                resolved = strictly_inside(self.root, candidate)
+                is_dir = resolved.is_dir()
+            except OSError as exc:  # e.g. the whole path longer than the system allows
+                raise ValidationError("plan.target", f"cannot be looked up under the root: {exc.strerror or exc}") from None
+            if is_dir:
                 rel_parts = resolved.relative_to(self.root).parts
                 if rel_parts[0] == "src" and len(rel_parts) > 1 and not (self.root / "src" / "__init__.py").exists():
                     rel_parts = rel_parts[1:]

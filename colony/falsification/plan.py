@@ -22,7 +22,7 @@ from colony.models import COST_FIELDS
 if TYPE_CHECKING:
     from colony.models import ActionProposal
 
-__all__ = ["PlanView", "checked_plan", "plan_from_proposal", "plan_summary", "split_dependencies", "text_of", "words_of"]
+__all__ = ["PlanView", "plan_from_proposal", "plan_summary", "split_dependencies", "text_of", "words_of"]
 
 # Any of these, non-blank, names who maintains what a plan creates.
 MAINTENANCE_KEYS: Final = ("maintenance_plan", "owner", "ownership", "deprecation_plan", "runbook")
@@ -40,7 +40,7 @@ def text_of(value: Any) -> str:
     if isinstance(value, str):
         return value.strip()
     if isinstance(value, list | tuple):
-        return " ".join(str(item).strip() for item in value).strip()
+        return " ".join([item.strip() if type(item) is str else str(item).strip() for item in value]).strip()
     return str(value).strip()
 
 
@@ -54,7 +54,15 @@ def _refuse_root_keys(mapping: Mapping[str, Any], field: str, per: str) -> None:
 
 
 def _text(value: Any) -> str:
-    return value.strip() if type(value) is str else text_of(value)
+    """:func:`text_of` with the common shapes (a string, a list of strings) first."""
+    if type(value) is str:
+        return value.strip()
+    if type(value) is list:
+        try:
+            return " ".join([item.strip() for item in value]).strip()
+        except (AttributeError, TypeError):  # an item that is not text: join what str() makes of each
+            pass
+    return text_of(value)
 
 
 def split_dependencies(value: Any) -> tuple[str, ...]:
@@ -86,27 +94,29 @@ def words_of(folded: str) -> frozenset[bytes] | None:
 
 
 class PlanView:
-    """Read-only, pre-digested view of one plan mapping."""
+    """Read-only, pre-digested view of one plan mapping.
+
+    The texts every check reads (stripped fields, joined lists, the word set of the
+    checked text) are made on construction; the case-folded copies that patterns run on,
+    and the maintenance test, are made on first use, because the word set lets most
+    checks see that no pattern of theirs can match without reading any folded text.
+    """
 
     __slots__ = (
+        "_context",
+        "_folded",
+        "_maintenance",
+        "_mapping",
         "action_type",
         "agent_id",
         "dependencies",
         "expected_outcome",
-        "folded_context",
-        "folded_expected",
-        "folded_rationale_scope",
-        "folded_scope",
-        "folded_target",
-        "folded_tests",
         "has_expected_outcome",
         "has_metrics",
         "has_rollback",
         "has_tests",
-        "maintenance_declared",
         "metrics",
         "metrics_text",
-        "raw",
         "rationale",
         "rationale_scope",
         "rollback",
@@ -119,35 +129,90 @@ class PlanView:
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
         get = raw.get
-        self.raw = raw
+        self._mapping = raw
         self.agent_id = _text(get("agent_id"))
         self.action_type = _text(get("action_type"))
         self.target = _text(get("target"))
         self.rationale = _text(get("rationale"))
-        self.scope = _text(get("scope"))
-        self.rationale_scope = f"{self.rationale} {self.scope}" if self.scope else self.rationale
-        rollback = get("rollback_plan")
+        self._fill(get("scope"), get("rollback_plan"), get("tests"), get("metrics"), get("expected_outcome"), get("dependencies"))
+
+    @classmethod
+    def of_proposal(cls, proposal: ActionProposal) -> PlanView:
+        """The view of :func:`plan_from_proposal`'s plan, made without building that dict."""
+        evidence = proposal.evidence
+        _refuse_root_keys(evidence, "evidence", "proposal")
+        view = cls.__new__(cls)
+        view._mapping = evidence  # the proposal's own fields are never maintenance keys
+        view.agent_id = proposal.agent_id.strip()
+        view.action_type = proposal.action_type.strip()
+        view.target = proposal.target.strip()
+        view.rationale = proposal.rationale.strip()
+        get = evidence.get
+        view._fill(
+            get("scope"), proposal.rollback_plan, get("tests"), get("metrics"), proposal.expected_outcome, get("dependencies")
+        )
+        return view
+
+    def _fill(self, scope: Any, rollback: Any, tests: Any, metrics: Any, expected: Any, dependencies: Any) -> None:
+        self.scope = scope = _text(scope) if scope is not None else ""
+        self.rationale_scope = f"{self.rationale} {scope}" if scope else self.rationale
         self.has_rollback = rollback is not None
-        self.rollback = "" if rollback is None else str(rollback).strip()
-        self.tests = get("tests")
-        self.has_tests = self.tests is not None
-        self.tests_text = _text(self.tests)
-        self.metrics = get("metrics")
-        self.has_metrics = self.metrics is not None
-        self.metrics_text = _text(self.metrics)
-        expected = get("expected_outcome")
+        self.rollback = "" if rollback is None else (rollback.strip() if type(rollback) is str else str(rollback).strip())
+        self.tests = tests
+        self.has_tests = tests is not None
+        self.tests_text = tests_text = "" if tests is None else _text(tests)
+        self.metrics = metrics
+        self.has_metrics = metrics is not None
+        self.metrics_text = "" if metrics is None else _text(metrics)
         self.has_expected_outcome = expected is not None
-        self.expected_outcome = _text(expected)
-        self.dependencies = split_dependencies(get("dependencies"))
-        # Case-folded copies for the checks' patterns, and the words in them for cheap pre-tests.
-        self.folded_rationale_scope = self.rationale_scope.casefold()
-        self.folded_scope = self.scope.casefold()
-        self.folded_expected = self.expected_outcome.casefold()
-        self.folded_tests = self.tests_text.casefold()
-        self.folded_target = self.target.casefold()
-        self.folded_context = f"{self.action_type.casefold()} {self.folded_target} {self.folded_rationale_scope}"
-        self.words = words_of(f"{self.folded_context} {self.folded_expected} {self.folded_tests}")
-        self.maintenance_declared = not _MAINTENANCE_SET.isdisjoint(raw) and any(_text(get(key)) for key in MAINTENANCE_KEYS)
+        if type(expected) is str:
+            expected = expected.strip()
+        self.expected_outcome = expected = "" if expected is None else _text(expected)
+        self.dependencies = split_dependencies(dependencies) if dependencies is not None else ()
+        self._context = context = f"{self.action_type} {self.target} {self.rationale_scope}"
+        # case folding maps each character on its own, so folding the joined text folds each part
+        self.words = words_of(f"{context} {expected} {tests_text}".casefold())
+        self._folded: dict[str, str] = {}
+        self._maintenance: bool | None = None
+
+    def _fold(self, name: str, text: str) -> str:
+        folded = self._folded.get(name)
+        if folded is None:
+            folded = self._folded[name] = text.casefold()
+        return folded
+
+    @property
+    def folded_rationale_scope(self) -> str:
+        return self._fold("rationale_scope", self.rationale_scope)
+
+    @property
+    def folded_scope(self) -> str:
+        return self._fold("scope", self.scope)
+
+    @property
+    def folded_expected(self) -> str:
+        return self._fold("expected", self.expected_outcome)
+
+    @property
+    def folded_tests(self) -> str:
+        return self._fold("tests", self.tests_text)
+
+    @property
+    def folded_target(self) -> str:
+        return self._fold("target", self.target)
+
+    @property
+    def folded_context(self) -> str:
+        """Action type, target, rationale and scope, case-folded."""
+        return self._fold("context", self._context)
+
+    @property
+    def maintenance_declared(self) -> bool:
+        """Whether a non-blank owner, runbook or maintenance/deprecation plan is named."""
+        if self._maintenance is None:
+            raw = self._mapping
+            self._maintenance = not _MAINTENANCE_SET.isdisjoint(raw) and any(_text(raw.get(key)) for key in MAINTENANCE_KEYS)
+        return self._maintenance
 
     @classmethod
     def from_mapping(cls, plan: Any) -> PlanView:
@@ -175,14 +240,6 @@ def plan_from_proposal(proposal: ActionProposal) -> dict[str, Any]:
     added first and the proposal's own fields written over them, so evidence can
     never change what the proposal says about itself. The evidence dict is not modified.
     """
-    plan = checked_plan(proposal)
-    budget = proposal.budget_estimate
-    plan["budget_estimate"] = {name: getattr(budget, name) for name in COST_FIELDS}
-    return plan
-
-
-def checked_plan(proposal: ActionProposal) -> dict[str, Any]:
-    """:func:`plan_from_proposal` without the budget, which no check reads (the worker's fast path)."""
     evidence = proposal.evidence
     _refuse_root_keys(evidence, "evidence", "proposal")
     plan: dict[str, Any] = dict(evidence)
@@ -193,4 +250,6 @@ def checked_plan(proposal: ActionProposal) -> dict[str, Any]:
     plan["rationale"] = proposal.rationale
     plan["expected_outcome"] = proposal.expected_outcome
     plan["rollback_plan"] = proposal.rollback_plan
+    budget = proposal.budget_estimate
+    plan["budget_estimate"] = {name: getattr(budget, name) for name in COST_FIELDS}
     return plan

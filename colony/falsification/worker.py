@@ -23,7 +23,7 @@ from colony.errors import ValidationError
 from colony.falsification.checks import CheckContext
 from colony.falsification.containment import configured_root
 from colony.falsification.import_graph import RepoImportScanner
-from colony.falsification.plan import PlanView, checked_plan
+from colony.falsification.plan import PlanView
 from colony.falsification.registry import run_checks
 from colony.falsification.report import (
     FalsificationReport,
@@ -99,7 +99,7 @@ class FalsificationWorker:
         """Findings for ``proposal``, read with every field and evidence key; never deposits."""
         if not isinstance(proposal, ActionProposal):
             raise ValidationError("proposal", f"must be an ActionProposal, got {type(proposal).__name__}", value=None)
-        return run_checks(PlanView(checked_plan(proposal)), self._ctx)
+        return run_checks(PlanView.of_proposal(proposal), self._ctx)
 
     def falsify(self, plan: Any) -> dict[str, Any]:
         """The ``colony_falsify_plan`` result for ``plan``: report, max and mean severity, recommendation."""

@@ -1,4 +1,9 @@
-"""Streamable HTTP safeguards: one bearer token, Host/Origin checks, loopback by default.
+"""Streamable HTTP safeguards: loopback by default, Host/Origin checks, bounded sessions.
+
+The session limits are declared with the command-line options in :mod:`colony.mcp.http_options`.
+
+Authentication (bearer tokens) is :mod:`colony.mcp.auth`; failed attempts are slowed by
+:mod:`colony.mcp.ratelimit`.
 
 >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0")
 (True, True, False)
@@ -6,53 +11,25 @@
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
-import os
-import secrets
 
-from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 
 from colony.errors import ValidationError
+from colony.mcp.http_options import MAX_SESSIONS, SESSION_IDLE_TIMEOUT_S
 
 __all__ = [
-    "TOKEN_ENV",
-    "StaticTokenVerifier",
+    "MAX_SESSIONS",
+    "SESSION_IDLE_TIMEOUT_S",
     "auth_settings",
     "check_bind_host",
     "is_loopback",
-    "resolve_token",
     "transport_security",
     "url_host",
 ]
 
-TOKEN_ENV = "COLONY_MCP_TOKEN"
 _LOOPBACK_NAMES = ("localhost",)
-
-
-class StaticTokenVerifier(TokenVerifier):
-    """Accept exactly one bearer token (compared in constant time)."""
-
-    def __init__(self, token: str) -> None:
-        if not token:
-            raise ValidationError("token", "must be non-empty")
-        self._token = token.encode("utf-8")
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        """The access grant for the configured token; None for any other."""
-        if hmac.compare_digest(token.encode("utf-8", "replace"), self._token):
-            return AccessToken(token=token, client_id="colony-mcp-client", scopes=[])
-        return None
-
-
-def resolve_token() -> tuple[str, bool]:
-    """The bearer token from ``COLONY_MCP_TOKEN``, or a new random one; and whether it was generated."""
-    token = os.environ.get(TOKEN_ENV, "").strip()
-    if token:
-        return token, False
-    return secrets.token_urlsafe(32), True
 
 
 def is_loopback(host: str) -> bool:
@@ -89,5 +66,5 @@ def transport_security(
 
 
 def auth_settings(host: str, port: int) -> AuthSettings:
-    """Resource-server auth settings for a server at ``host:port`` (the token is checked locally)."""
+    """Resource-server auth settings for a server at ``host:port`` (tokens are checked locally)."""
     return AuthSettings(issuer_url=f"http://{url_host(host)}:{port}", resource_server_url=None)  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""Validation of MCP tool arguments: each check names the argument it rejects.
+r"""Validation of MCP tool arguments: each check names the argument it rejects.
 
 The tools are plain functions a caller may use without the SDK in front, so they check
 their own arguments; a failure is a :class:`~colony.errors.ValidationError` whose field is
@@ -10,6 +10,10 @@ the tool argument's name. Nothing here touches the kernel.
 Traceback (most recent call last):
 ...
 colony.errors.ValidationError: evidence: is not valid JSON: NaN is not a JSON number
+>>> json_object("receipt", '{"log": "\\udc80"}')
+Traceback (most recent call last):
+...
+colony.errors.ValidationError: receipt: holds a lone surrogate (a \uD800-\uDFFF escape without its pair)
 """
 
 from __future__ import annotations
@@ -66,4 +70,9 @@ def json_object(name: str, value: Any) -> dict[str, Any]:
     if not isinstance(parsed, dict):
         raise ValidationError(name, f"must be a JSON object, got a JSON {type(parsed).__name__}", value=None)
     check_json_value(name, parsed)
+    if "\\u" in raw:  # only an escape can spell a lone surrogate: the raw text itself was checked above
+        try:
+            json.dumps(parsed, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValidationError(name, "holds a lone surrogate (a \\uD800-\\uDFFF escape without its pair)") from None
     return parsed

@@ -60,6 +60,12 @@ FEEDBACK = Field(
 )
 
 
+AGENT_ID_NOTE = (
+    "May be left out when the server knows the caller (an agent's own token, or a stdio server started with "
+    "--agent-id): it is then filled in, and naming another agent is refused."
+)
+
+
 def error_result(message: str) -> CallToolResult:
     """An error result: ``isError`` with the message as text and as ``{"error": message}``."""
     return CallToolResult(content=[TextContent(type="text", text=message)], structured_content={"error": message}, is_error=True)
@@ -78,6 +84,7 @@ def _s(description: str) -> Any:
 
 def _descriptions(p: "Policy") -> dict[str, str]:
     rollback = p.falsification.rollback_min_length
+    g = p.gate
     return {
         "colony_propose_action": (
             "Ask the colony's actuation gate whether an action may run. The gate falsifies the proposal "
@@ -92,8 +99,11 @@ def _descriptions(p: "Policy") -> dict[str, str]:
         "colony_record_outcome": (
             "Report what happened after an action: whether its tests passed, whether repair was needed, and "
             "optional operator feedback in [-1, 1]. Updates the agent's trust and role, deposits SUCCESS or "
-            "FAILURE pressure at the target (a failure makes the target HOLD for everyone until it decays), and "
-            "records a DEPENDENCY trace. Pass the proposal_id from colony_propose_action to link the report to "
+            "FAILURE pressure at the target, and records a DEPENDENCY trace. A failure raises the target's "
+            "pressure until it decays: agents with partial trust credit (trust from "
+            f"{g.trust_hard_floor:g} up to {g.trust_full_credit:g}) are then held there, agents at or above "
+            f"{g.trust_full_credit:g} can still execute, and agents below {g.trust_hard_floor:g} are refused "
+            "anyway. Pass the proposal_id from colony_propose_action to link the report to "
             "that proposal (agent and target must match; one outcome per proposal); without it the report is "
             "recorded as a new, unlinked proposal. Reports are the caller's claims, not attested."
         ),
@@ -151,7 +161,6 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
     d = _descriptions(tools.policy)
 
     async def colony_propose_action(
-        agent_id: Annotated[str, _s("Unique id of the proposing agent, e.g. 'engineer-1'.")],
         action_type: Annotated[str, _s("Kind of action, e.g. 'patch_file', 'run_tests', 'archive_module', 'merge_pr'.")],
         target: Annotated[str, _s("Dotted module path or file path the action affects, e.g. 'pkg.git_ops.core'.")],
         rationale: Annotated[str, _s("Why the action is needed.")],
@@ -163,13 +172,13 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
         expected_outcome: Annotated[
             str, _s("What success looks like; default 'Successful execution of {action_type} on {target}.'")
         ] = "",
+        agent_id: Annotated[str, _s(f"Unique id of the proposing agent, e.g. 'engineer-1'. {AGENT_ID_NOTE}")] = "",
     ) -> Annotated[CallToolResult, ProposeOutput]:
         return call_result(
             tools.colony_propose_action(agent_id, action_type, target, rationale, rollback_plan, evidence, expected_outcome)
         )
 
     async def colony_record_outcome(
-        agent_id: Annotated[str, _s("The agent the outcome is reported for.")],
         action_type: Annotated[str, _s("The action that was taken.")],
         target: Annotated[str, _s("The target the action affected.")],
         actual_outcome: Annotated[str, _s("What happened, in words.")],
@@ -179,6 +188,7 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
         proposal_id: Annotated[
             str | None, _s("proposal_id returned by colony_propose_action, to link this report to it.")
         ] = None,
+        agent_id: Annotated[str, _s(f"The agent the outcome is reported for. {AGENT_ID_NOTE}")] = "",
     ) -> Annotated[CallToolResult, RecordOutput]:
         return call_result(
             tools.colony_record_outcome(
@@ -187,7 +197,7 @@ def register_tools(server: "MCPServer", tools: "ColonyTools") -> None:
         )
 
     async def colony_agent_profile(
-        agent_id: Annotated[str, _s("The agent to look up.")],
+        agent_id: Annotated[str, _s(f"The agent to look up. {AGENT_ID_NOTE}")] = "",
     ) -> Annotated[CallToolResult, ProfileOutput]:
         return call_result(tools.colony_agent_profile(agent_id))
 
@@ -246,14 +256,14 @@ def _register_attested(server: "MCPServer", tools: "ColonyTools", d: dict[str, s
 
     async def colony_authorize_execution(
         proposal_id: Annotated[str, pid],
-        actor_id: Annotated[str, _s("Who authorizes.")] = "executor",
+        actor_id: Annotated[str, _s(f"Who authorizes. {AGENT_ID_NOTE}")] = "executor",
     ) -> Annotated[CallToolResult, LedgerEventOutput]:
         return call_result(tools.colony_authorize_execution(proposal_id, actor_id))
 
     async def colony_record_execution_receipt(
         proposal_id: Annotated[str, pid],
         receipt: Annotated[str, _s("The execution receipt as a JSON object serialised to a string.")],
-        actor_id: Annotated[str, _s("Who executed.")] = "executor",
+        actor_id: Annotated[str, _s(f"Who executed. {AGENT_ID_NOTE}")] = "executor",
     ) -> Annotated[CallToolResult, LedgerEventOutput]:
         return call_result(tools.colony_record_execution_receipt(proposal_id, receipt, actor_id))
 
@@ -263,7 +273,7 @@ def _register_attested(server: "MCPServer", tools: "ColonyTools", d: dict[str, s
         tests_passed: Annotated[bool, _s("Whether the post-action tests passed.")],
         human_feedback: Annotated[float, FEEDBACK] = 0.0,
         repair_needed: Annotated[bool, _s("Whether the result needed a repair afterwards.")] = False,
-        actor_id: Annotated[str, _s("Who observed the outcome.")] = "observer",
+        actor_id: Annotated[str, _s(f"Who observed the outcome. {AGENT_ID_NOTE}")] = "observer",
     ) -> Annotated[CallToolResult, RecordOutput]:
         return call_result(
             tools.colony_record_attested_outcome(

@@ -145,6 +145,15 @@ class StatusOutput(TypedDict):
     attestation_mode: NotRequired[
         Annotated[Literal["disabled", "optional", "required"], Field(description="The server's attestation mode.")]
     ]
+    retention: NotRequired[
+        Annotated[
+            dict[str, int],
+            Field(
+                description="What the kernel has forgotten and holds: proposals_pruned, profiles_pruned, "
+                "profiles_stored, and the policy's horizons proposal_ticks and profile_idle_ticks."
+            ),
+        ]
+    ]
     error: NotRequired[ErrorText]
 
 

@@ -259,6 +259,7 @@ class ColonyTools:
             "recent_consequences",
             "pruning_candidates_count",
             "attestation_mode",
+            "retention",
         )
         return {k: s[k] for k in keys}
 

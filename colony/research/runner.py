@@ -400,10 +400,7 @@ class _ConditionRunner:
 
     def _proposal_pressure(self, target: str) -> tuple[float, float]:
         store = self.kernel.pheromones
-        return (
-            sum(store.contribution(target, SignalType.RISK, a) for a in self.agent_ids),
-            sum(store.contribution(target, SignalType.FAILURE, a) for a in self.agent_ids),
-        )
+        return store.unverified(target, SignalType.RISK), store.unverified(target, SignalType.FAILURE)
 
     def _inputs(self, proposal: ActionProposal, risk: float, failure: float, budget_ok: bool, result: GateResult) -> GateInputs:
         """The verdict's gate inputs, rebuilt from the kernel's parts and checked against the verdict."""

@@ -30,8 +30,19 @@ from scripts.errors import BuildError
 __all__ = ["MODULES", "REGISTRY", "CollectContext", "Collector", "collector", "load_collectors"]
 
 MODULES = (
-    "quality", "policy", "artifacts", "provenance", "inventory", "results", "performance", "study", "robustness", "fixtures",
-)  # fmt: skip
+    "quality",
+    "policy",
+    "artifacts",
+    "provenance",
+    "inventory",
+    "results",
+    "performance",
+    "study",
+    "robustness",
+    "history",
+    "fixtures",
+    "gateway",
+)
 
 
 @dataclass(slots=True)

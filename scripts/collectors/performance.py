@@ -16,14 +16,26 @@ from scripts.collectors.shape import dig, number, pick, series
 
 TIMING = ("median_us", "p99_us", "mean_us", "n")
 KERNEL_SERIES = ("propose_traces", "propose_history", "query", "status_traces", "status_history", "tick")
-# the kernel issue's targets, as benchmarks/bench_kernel.py names them in its target_check
+# the kernel's targets, as benchmarks/bench_kernel.py names them in its target_check
 KERNEL_TARGETS = (
-    "propose_us",
-    "propose_flatness_ratio",
+    "propose_same_us",
+    "propose_new_us",
     "record_outcome_us",
+    "propose_flatness_ratio",
     "tick_100k_us",
     "status_100k_us",
     "bytes_per_trace",
+)
+# paths that must not regress past 1.10x round one (bench_kernel's regression_check)
+KERNEL_REGRESSIONS = ("tick_100k_us", "status_100k_us", "query_100k_us", "bytes_per_trace")
+KERNEL_PROFILES = ("propose_new", "record_outcome")
+# issue 20's paths beside the reference's cited figures (bench_reference's compare)
+REFERENCE_PATHS = (
+    "pruning_report_10k_us",
+    "paired_replay_ms",
+    "bytes_per_consequence",
+    "unknown_profile_100k_us",
+    "deposit_us",
 )
 MCP_TRANSPORTS = ("in_memory", "stdio", "http")
 FALSIFICATION_CALLS = {
@@ -66,6 +78,9 @@ def kernel(ctx: CollectContext) -> dict[str, Any]:
     ]
     targets = {t: pick(dig(res, "target_check", t), ("measured", "target", "met", "size")) for t in KERNEL_TARGETS}
     checked = [row["met"] for row in targets.values() if isinstance(row["met"], bool)]
+    regressions = {
+        t: pick(dig(res, "regression_check", t), ("measured", "round_one", "ratio", "met")) for t in KERNEL_REGRESSIONS
+    }
     return {
         "measured": bool(art),
         "machine": _machine(art),
@@ -73,13 +88,68 @@ def kernel(ctx: CollectContext) -> dict[str, Any]:
         "targets_checked": len(checked),
         "targets_met": sum(checked),
         "propose_clear": pick(res.get("propose_empty"), TIMING),
+        "propose_same": pick(res.get("propose_same"), TIMING),
+        "propose_new": pick(res.get("propose_new"), TIMING),
+        "propose_medium": pick(res.get("propose_medium"), TIMING),
         "record_outcome": pick(res.get("record_outcome"), TIMING),
+        "regressions": regressions,
+        "regressions_met": sum(1 for row in regressions.values() if row["met"] is True),
+        "regressions_checked": sum(1 for row in regressions.values() if isinstance(row["met"], bool)),
+        "profiles": {name: _profile(dig(res, "profiles", name)) for name in KERNEL_PROFILES},
+        "load": _load(art, res),
         "scaling": scaling,
         "ends": {name: _ends(rows, "median_us") for name, rows in scaling.items()},
         "sizes": sorted(int(s) for s in res.get("sizes") or []),
         "flatness": pick(res.get("flatness"), ("propose_history_ratio", "propose_traces_ratio")),
         "bytes_per_trace": memory,
         "bytes_per_trace_max": max((r["bytes"] for r in memory if number(r["bytes"]) is not None), default=None),
+    }
+
+
+def _load(artefact: dict[str, Any], res: dict[str, Any]) -> dict[str, Any]:
+    """The 1-minute load average when the run started and ended (other work shares the machine)."""
+    return {"start": dig(res, "load", "start", 0), "end": dig(res, "load", "end", 0)}
+
+
+def _profile(prof: Any) -> dict[str, Any]:
+    """A profile's three largest subsystem shares and its top entry, in a fixed shape."""
+    shares = sorted((dig(prof, "by_subsystem") or {}).items(), key=lambda kv: -kv[1])[:3]
+    while len(shares) < 3:
+        shares.append((None, None))
+    return {
+        "subsystems": [{"name": name, "share": share} for name, share in shares],
+        "top": pick(dig(prof, "top", 0), ("function", "own_share", "calls_per_op")),
+    }
+
+
+def reference(ctx: CollectContext) -> dict[str, Any]:
+    """Issue 20's paths: this build's figure beside the reference implementation's (cited) and round one's."""
+    art = _artefact(ctx, "reference")
+    res = art.get("results", {})
+    rows = {}
+    for key in REFERENCE_PATHS:
+        row = dig(res, "compare", key) or {}
+        ref, old = row.get("reference") or [None, None], row.get("colony_round_one") or [None, None]
+        rows[key] = {
+            **pick(row, ("label", "unit", "measured", "target", "met")),
+            "reference_low": ref[0],
+            "reference_high": ref[1],
+            "round_one_low": old[0],
+            "round_one_high": old[1],
+        }
+    checked = [row["met"] for row in rows.values() if isinstance(row["met"], bool)]
+    return {
+        "measured": bool(art),
+        "machine": _machine(art),
+        "load": _load(art, res),
+        "paths": rows,
+        "paths_checked": len(checked),
+        "paths_met": sum(checked),
+        "pruning": {
+            case: pick(dig(res, "pruning_report", case), ("median_us", "candidates"))
+            for case in ("mixed", "no_dependency", "all_stale")
+        },
+        "profiles": {name: _profile(dig(res, name, "profile")) for name in ("replay", "deposit")},
     }
 
 
@@ -104,6 +174,46 @@ def mcp(ctx: CollectContext) -> dict[str, Any]:
         "http_load": {
             **pick(load, ("clients", "calls_per_client", "total_calls", "calls_per_second", "seconds")),
             "latency": pick(load.get("call_latency_under_load"), TIMING),
+        },
+        **_mcp_http(res),
+    }
+
+
+def _mcp_http(res: dict[str, Any]) -> dict[str, Any]:
+    """The HTTP server alone (lean clients), where its CPU goes, what authentication costs, the load it ran under."""
+    capacity = res.get("http_capacity") or {}
+    breakdown = res.get("http_breakdown") or {}
+    run = ("clients", "calls", "calls_per_second", "server_cpu_us_per_call")
+    return {
+        "http_capacity": {
+            "single": {**pick(capacity.get("single"), run), "latency": pick(dig(capacity, "single", "latency"), TIMING)},
+            "concurrent": {
+                **pick(capacity.get("concurrent"), run),
+                "latency": pick(dig(capacity, "concurrent", "latency"), TIMING),
+            },
+        },
+        "http_breakdown": pick(
+            breakdown, ("kernel_us", "sdk_tool_layer_us", "sdk_http_layer_us", "auth_agent_us", "uvicorn_and_sockets_us")
+        ),
+        "auth_cost": pick(
+            res.get("auth_cost"),
+            ("sdk_backend_agent_token_us", "sdk_backend_shared_token_us", "admit_registry_only_us", "total_agent_token_us"),
+        ),
+        "failed_auth": pick(
+            res.get("failed_auth"), ("seconds", "attempts", "tokens_checked", "tokens_checked_per_second", "turned_away_429")
+        ),
+        "http_targets": {
+            name: pick(dig(res, "http_targets", name), ("measured", "target", "met"))
+            for name in (
+                "http_propose_p50_ms",
+                "http_8_sdk_clients_calls_per_s",
+                "http_8_lean_clients_calls_per_s",
+                "auth_overhead_us",
+            )
+        },
+        "load_average": {
+            "before": dig(res, "load_average", "before", default=[None])[0],
+            "after": dig(res, "load_average", "after", default=[None])[0],
         },
     }
 
@@ -220,6 +330,7 @@ def perf(ctx: CollectContext) -> dict[str, Any]:
     """Every benchmark the manuscript reports, in a fixed shape."""
     parts = {
         "kernel": kernel(ctx),
+        "reference": reference(ctx),
         "mcp": mcp(ctx),
         "attestation": attestation(ctx),
         "falsification": falsification(ctx),

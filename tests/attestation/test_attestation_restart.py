@@ -79,7 +79,8 @@ def test_reopened_with_a_wrong_key_it_is_bad_signature(tmp_path: Path) -> None:
     with AttestationLedger(path, signer=HMACSigner(OTHER_HMAC_KEY, key_id="prod")) as wrong:
         result = wrong.validate("run-A")
         assert result.status == "bad_signature" and result.last_valid_sequence == 0
-        assert len(result.errors) == result.event_count == 7
+        assert len([e for e in result.errors if e.event_id]) == result.event_count == 7
+        assert [e.status for e in result.errors if not e.event_id] == ["bad_head", "bad_head"]  # nor do its heads
         # it also fails closed: a chain whose head it cannot verify is not extended
         with pytest.raises(AttestationError) as info:
             AttestedLifecycle(wrong, run_id="run-A").record_error("written with the wrong key", "intruder")

@@ -18,11 +18,17 @@ from colony.attestation import (
 )
 from colony.attestation import payloads as P
 from colony.attestation.events import LedgerEventType as T
-from colony.errors import ValidationError
+from colony.errors import AttestationError, ValidationError
 
 
 def statuses(result: LedgerValidationResult) -> list[tuple[int, str]]:
-    return [(e.sequence, e.status.value) for e in result.errors]
+    """The problems found at events (the signed heads' findings are :func:`head_statuses`)."""
+    return [(e.sequence, e.status.value) for e in result.errors if e.event_id]
+
+
+def head_statuses(result: LedgerValidationResult) -> list[tuple[int, str]]:
+    """The problems the signed heads reveal (truncation, deleted runs, events added behind the ledger's back)."""
+    return [(e.sequence, e.status.value) for e in result.errors if not e.event_id]
 
 
 def flip_byte(text: str, index: int) -> str:
@@ -78,14 +84,64 @@ def test_an_omitted_event_is_a_sequence_gap_and_everything_it_breaks_is_listed(
     ]
 
 
-def test_a_deleted_last_event_cannot_be_seen_but_a_deleted_first_one_can(
-    file_life: AttestedLifecycle, sql: sqlite3.Connection
-) -> None:
+def test_a_deleted_first_event_breaks_the_chain(file_life: AttestedLifecycle, sql: sqlite3.Connection) -> None:
     run_to(file_life, "p1", "verdict")
     sql.execute("DELETE FROM attestation_events WHERE sequence = 1")
     result = file_life.status()
     assert statuses(result)[:2] == [(2, "sequence_gap"), (2, "missing_parent")]
+    assert head_statuses(result) == [(2, "truncated"), (2, "truncated")]  # the run's head and the ledger's count it
     assert result.last_valid_sequence == 0
+
+
+def test_deleting_the_newest_events_is_reported_by_the_signed_head(file_life: AttestedLifecycle, sql: sqlite3.Connection) -> None:
+    # regression (issue 18, item 6): the chain that is left verifies, so this validated VALID
+    run_to(file_life, "p1", "outcome")
+    assert file_life.status().valid
+    sql.execute("DELETE FROM attestation_events WHERE sequence >= 4")
+    result = file_life.status()
+    assert not result.valid and result.status == "truncated"
+    assert statuses(result) == [] and head_statuses(result) == [(3, "truncated"), (3, "truncated")]
+    assert "records 5 events up to sequence 5; the run holds 3 up to sequence 3" in result.errors[0].message
+
+
+def test_deleting_a_whole_run_is_reported(file_ledger: AttestationLedger, sql: sqlite3.Connection) -> None:
+    # regression (issue 18, item 6): the remaining runs verified VALID and the deleted one was simply gone
+    run_to(AttestedLifecycle(file_ledger, run_id="kept"), "p1", "outcome")
+    run_to(AttestedLifecycle(file_ledger, run_id="gone"), "p1", "verdict")
+    sql.execute("DELETE FROM attestation_events WHERE run_id = 'gone'")
+    assert "gone" in file_ledger.runs()  # its signed head is still there
+    gone = file_ledger.validate("gone")
+    assert gone.status == "truncated" and "run 'gone' was deleted" in gone.errors[0].message
+    sql.execute("DELETE FROM attestation_heads WHERE row_id = 'gone'")  # the forger removes the run's head too
+    assert file_ledger.runs() == ["kept"]
+    kept = file_ledger.validate("kept")
+    assert statuses(kept) == [] and not kept.valid
+    assert [e.message for e in kept.errors] == [
+        "the signed ledger head records 2 runs; 1 are left: a run was deleted",
+        "the signed ledger head records 7 events; 5 are left: events were removed",
+    ]
+
+
+def test_events_added_behind_the_ledgers_back_leave_the_heads_behind(
+    file_ledger: AttestationLedger, sql: sqlite3.Connection
+) -> None:
+    life = AttestedLifecycle(file_ledger, run_id="r")
+    run_to(life, "p1", "verdict")
+    force_insert(sql, next_event(file_ledger, "r", T.PROPOSAL, P.proposal_payload(proposal("p2"))))
+    result = file_ledger.validate("r")
+    assert statuses(result) == [] and head_statuses(result) == [(3, "bad_head"), (3, "bad_head")]
+
+
+def test_a_missing_or_forged_head_is_reported(file_ledger: AttestationLedger, sql: sqlite3.Connection) -> None:
+    run_to(AttestedLifecycle(file_ledger, run_id="r"), "p1", "verdict")
+    sql.execute("UPDATE attestation_heads SET sequence = 1 WHERE row_id = 'r'")  # an older head, but unsigned
+    assert head_statuses(file_ledger.validate("r"))[0] == (2, "bad_head")
+    sql.execute("DELETE FROM attestation_heads")
+    result = file_ledger.validate("r")
+    assert [e.message for e in result.errors] == [
+        "run 'r' has no signed head: it cannot be checked for truncation",
+        "the ledger has no signed head: it cannot be checked for removed runs",
+    ]
 
 
 def test_a_forged_duplicate_verdict_is_reported(file_ledger: AttestationLedger, sql: sqlite3.Connection) -> None:
@@ -205,12 +261,25 @@ def test_every_problem_is_reported_and_status_is_the_first(file_life: AttestedLi
     assert [e["event_id"] for e in result.to_dict()["errors"]] == [e.event_id for e in result.errors]
 
 
-def test_validate_does_not_trust_the_index_columns(file_life: AttestedLifecycle, sql: sqlite3.Connection) -> None:
+def test_authorization_reads_the_signed_verdict_not_the_index_column(
+    file_life: AttestedLifecycle, sql: sqlite3.Connection
+) -> None:
+    # regression (issue 18, item 6): a HOLD verdict edited to 'execute' in the index column was authorized
     run_to(file_life, "p1", "verdict", "hold")
     sql.execute("UPDATE attestation_events SET decision = 'execute' WHERE event_type = 'gate_verdict'")
-    file_life.authorize("p1", "operator")  # the write-time check read the edited index column ...
-    result = file_life.status()  # ... validate re-reads the signed payload
-    assert statuses(result) == [(3, "unauthorized_link")]
+    with pytest.raises(AttestationError, match="only an EXECUTE verdict can be authorized; this verdict is 'hold'"):
+        file_life.authorize("p1", "operator")
+    assert file_life.state("p1").authorization is None and file_life.status().valid
+
+
+def test_an_altered_verdict_payload_is_never_authorized(file_life: AttestedLifecycle, sql: sqlite3.Connection) -> None:
+    run_to(file_life, "p1", "verdict", "refuse")
+    sql.execute(
+        "UPDATE attestation_events SET payload_json = replace(payload_json, '\"refuse\"', '\"execute\"') WHERE sequence = 2"
+    )
+    with pytest.raises(AttestationError, match="was altered after it was signed; refusing to authorize it"):
+        file_life.authorize("p1", "operator")
+    assert file_life.state("p1").authorization is None
 
 
 def test_an_ed25519_ledger_validates_with_only_the_public_key(tmp_path, ed_signer: Ed25519Signer) -> None:

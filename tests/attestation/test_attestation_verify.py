@@ -92,7 +92,8 @@ def test_format_report_lists_problems_and_truncates(tmp_path: Path, hmac_file: P
     report = format_report(verify_ledger_file(hmac_file, hmac_key=OTHER_HMAC_KEY), max_errors=2)
     assert "run a: INVALID (bad_signature) — 5 events, last valid sequence 0" in report
     assert report.count("bad_signature ") == 4  # two listed per run
-    assert "… and 3 more problem(s)" in report and report.endswith("overall: INVALID (bad_signature)")
+    # run a: five events and its two heads (the run's, the ledger's) fail with the other key; two of the seven are listed
+    assert "… and 5 more problem(s)" in report and report.endswith("overall: INVALID (bad_signature)")
     empty = tmp_path / "empty.db"
     AttestationLedger(empty, signer=HMACSigner(HMAC_KEY)).close()
     assert "no runs recorded" in format_report(verify_ledger_file(empty, hmac_key=HMAC_KEY))
@@ -131,3 +132,24 @@ def test_main_falls_back_to_the_configured_key(tmp_path: Path, hmac_file: Path, 
     clean_env.setenv("COLONY_ATTESTATION_KEY_ID", "ed")
     assert main([str(ed_path)]) == 0
     assert main([str(hmac_file)]) == 1  # an HMAC ledger does not verify with an Ed25519 key
+
+
+def test_ledger_verify_reports_truncated_and_deleted_runs(hmac_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # regression (issue 18, item 6): both of these verified VALID
+    conn = sqlite3.connect(hmac_file)
+    conn.execute("DELETE FROM attestation_events WHERE run_id = 'a' AND sequence > 3")
+    conn.execute("DELETE FROM attestation_events WHERE run_id = 'b'")
+    conn.execute("DELETE FROM attestation_heads WHERE row_id = 'b'")
+    conn.commit()
+    conn.close()
+    assert main([str(hmac_file), "--hmac-key-file", _key_file(hmac_file)]) == 1
+    report = capsys.readouterr().out
+    assert "run a: INVALID (truncated)" in report and "the run holds 3 up to sequence 3: events were removed" in report
+    assert "the signed ledger head records 2 runs; 1 are left: a run was deleted" in report
+    assert report.rstrip().endswith("overall: INVALID (truncated)")
+
+
+def _key_file(near: Path) -> str:
+    path = near.with_suffix(".key")
+    path.write_text(HMAC_KEY.hex())
+    return str(path)

@@ -140,3 +140,48 @@ def test_bad_input_is_refused_before_any_request(endpoint: FakeEndpoint, mini: P
 def test_extract_code_takes_the_first_fence_or_the_text() -> None:
     assert extract_code("```ts\nlet a = 1;\n```\n```py\nb\n```") == "let a = 1;\n"
     assert extract_code("  plain code  ") == "plain code\n"
+
+
+@pytest.mark.parametrize(
+    "output",
+    [".git/config", ".git/hooks/pre-commit", ".venv/bin/activate", "sub/.hidden/tool.py", ".envrc", "gen/.pth"],
+)
+def test_output_never_goes_into_a_hidden_path(colony: Runner, endpoint: FakeEndpoint, mini: Path, output: str) -> None:
+    # regression (issue 18, item 5): a generated .git/config with core.fsmonitor ran a command at the next git status
+    (mini / ".git").mkdir()
+    (mini / ".git" / "config").write_text("[core]\n", encoding="utf-8")
+    result = colony("generate", "x", "--output", output, "--force", "--json", "--project", mini)
+    assert result.code == 2 and "is in or is a hidden path" in result.json["error"]
+    assert (mini / ".git" / "config").read_text(encoding="utf-8") == "[core]\n"
+    assert not (mini / output).exists() or output == ".git/config"
+    assert endpoint.requests == []  # refused before anything was sent
+
+
+def test_output_refuses_links_to_hidden_directories_and_virtual_environments(
+    colony: Runner, endpoint: FakeEndpoint, mini: Path
+) -> None:
+    (mini / ".git").mkdir()
+    (mini / "innocent").symlink_to(mini / ".git")
+    linked = colony("generate", "x", "--output", "innocent/config", "--json", "--project", mini)
+    assert linked.code == 2 and "hidden path ('.git')" in linked.json["error"]
+    (mini / "env" / "bin").mkdir(parents=True)
+    (mini / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+    venv = colony("generate", "x", "--output", "env/bin/activate", "--json", "--project", mini)
+    assert venv.code == 2 and "inside a virtual environment" in venv.json["error"]
+    assert not (mini / ".git" / "config").exists() and not (mini / "env" / "bin" / "activate").exists()
+    assert endpoint.requests == []
+
+
+def test_an_existing_file_is_overwritten_only_with_force(colony: Runner, endpoint: FakeEndpoint, mini: Path) -> None:
+    # regression (issue 18, item 5): --output silently overwrote whatever was there
+    target = mini / "minipkg" / "core.py"
+    before = target.read_text(encoding="utf-8")
+    refused = colony("generate", "x", "--output", "minipkg/core.py", "--json", "--project", mini)
+    assert refused.code == 2
+    assert (
+        refused.json["error"] == "Generation failed: output_path: 'minipkg/core.py' already exists (pass --force to overwrite it)"
+    )
+    assert target.read_text(encoding="utf-8") == before and endpoint.requests == []
+    endpoint.reply = "```python\nprint('new')\n```"
+    forced = colony("generate", "x", "--output", "minipkg/core.py", "--force", "--project", mini)
+    assert forced.code == 0 and target.read_text(encoding="utf-8") == "print('new')\n"

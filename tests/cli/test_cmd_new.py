@@ -98,3 +98,26 @@ def test_generated_figure_is_lint_and_format_clean_for_the_longest_name(colony: 
     fmt = subprocess.run([*ruff, "format", *opts, "--check", str(figure)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout
     assert fmt.returncode == 0, fmt.stdout
+
+
+def test_a_metadata_file_linked_out_of_the_project_is_refused(colony: Runner, tiny: Path, tmp_path: Path) -> None:
+    # regression (issue 18, item 5): the section was appended to the file the link pointed at, outside the project
+    meta = tiny / "manuscript" / "metadata.yaml"
+    outside = tmp_path / "elsewhere" / "metadata.yaml"
+    outside.parent.mkdir()
+    outside.write_text(meta.read_text(encoding="utf-8"), encoding="utf-8")
+    meta.unlink()
+    meta.symlink_to(outside)
+    before, digest = outside.read_text(encoding="utf-8"), _digest(tiny)
+    result = colony("new", "escape", "--json", "--project", tiny)
+    assert result.code == 2 and "leads out of the project through a symlink" in result.json["error"]
+    assert outside.read_text(encoding="utf-8") == before and _digest(tiny) == digest
+
+
+def test_nothing_is_scaffolded_into_a_hidden_directory(colony: Runner, tiny: Path) -> None:
+    (tiny / ".git").mkdir(exist_ok=True)
+    (tiny / ".git" / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n', encoding="utf-8")
+    digest = _digest(tiny)
+    result = colony("new", "sneaky", "--template", "notebook", "--path", ".git", "--json", "--project", tiny)
+    assert result.code == 2 and "hidden path ('.git')" in result.json["error"]
+    assert not any((tiny / ".git").rglob("*sneaky*")) and _digest(tiny) == digest

@@ -104,3 +104,25 @@ def test_nothing_to_run_and_bad_options_are_bad_input(colony: Runner, mini: Path
     ):
         result = colony("run-quick", *argv, "--json", "--project", mini)
         assert result.code == 2 and message in result.json["error"] and result.json["error"].startswith("Execution failed: ")
+
+
+def test_targets_get_an_allow_listed_environment_without_secrets(colony: Runner, mini: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # regression (issue 18, item 5): run-quick handed the whole environment, COLONY_* secrets included, to the script
+    secrets = {
+        "COLONY_AI_API_KEY": "sk-1",
+        "COLONY_MCP_TOKEN": "tok-2",
+        "COLONY_ATTESTATION_KEY": "00" * 32,
+        "GITHUB_TOKEN": "gh-3",
+        "AWS_SECRET_ACCESS_KEY": "aws-4",
+        "JUPYTER_TOKEN": "jt-5",
+        "SOME_PASSWORD": "pw-6",
+    }
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    write(mini / "scripts" / "env.py", "import json, os\nprint(json.dumps(dict(os.environ)))\n")
+    result = colony("run-quick", "scripts/env.py", "--json", "--project", mini)
+    assert result.code == 0, result.out
+    seen = json.loads(result.json["results"][0]["stdout"])
+    assert not set(secrets) & set(seen) and not any(v in json.dumps(seen) for v in secrets.values())
+    assert seen["LC_ALL"] == "C.UTF-8" and seen["PATH"] and seen["PYTHONPATH"].split(":")[0] == str(mini)

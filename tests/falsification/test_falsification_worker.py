@@ -6,10 +6,20 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from colony.config import default_policy
 from colony.errors import ValidationError
-from colony.falsification import FalsificationReport, FalsificationWorker, falsify_plan, plan_from_proposal
+from colony.falsification import (
+    CheckContext,
+    FalsificationReport,
+    FalsificationWorker,
+    PlanView,
+    falsify_plan,
+    plan_from_proposal,
+    run_checks,
+)
 from colony.falsification.report import recommendation, severity_score, verdict_for
 from colony.models import (
     ActionProposal,
@@ -22,6 +32,7 @@ from colony.models import (
     SignalType,
 )
 from colony.pheromone_store import PheromoneStore
+from tests.falsification.test_falsification_monotonicity import VOCAB, base_plans
 
 POLICY = default_policy()
 HIGH = FalsificationSeverity.HIGH
@@ -204,3 +215,35 @@ def test_falsify_plan_and_analyze_never_deposit() -> None:
     findings = worker.analyze(complete_proposal(rollback_plan="", evidence={}))
     assert result["findings"] and findings
     assert len(store) == 0
+
+
+_texts = st.lists(st.sampled_from(VOCAB), max_size=8).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    action=st.sampled_from(["patch_file", "delete", "refactor"]),
+    target=st.sampled_from(["colony.gate", "pkg.sub.mod", "x.y.z.w.v.u", "Auth.Tokens"]),
+    rationale=_texts.filter(str.strip),
+    expected=_texts,
+    rollback=_texts,
+    evidence=base_plans,
+)
+def test_the_proposal_view_reads_a_proposal_as_its_plan_dict_does(
+    action: str, target: str, rationale: str, expected: str, rollback: str, evidence: dict[str, Any]
+) -> None:
+    """PlanView.of_proposal (the kernel's path) finds exactly what the plan dict of the proposal finds."""
+    evidence = {k: v for k, v in evidence.items() if v is not None}
+    proposal = complete_proposal(
+        action_type=action,
+        target=target,
+        rationale=rationale,
+        expected_outcome=expected or "e",
+        rollback_plan=rollback,
+        evidence=evidence,
+    )
+    ctx = CheckContext(POLICY.falsification)
+    direct, via_dict = PlanView.of_proposal(proposal), PlanView(plan_from_proposal(proposal))
+    assert [f.to_dict() for f in run_checks(direct, ctx)] == [f.to_dict() for f in run_checks(via_dict, ctx)]
+    for name in ("words", "folded_context", "folded_rationale_scope", "maintenance_declared", "dependencies", "tests_text"):
+        assert getattr(direct, name) == getattr(via_dict, name), name

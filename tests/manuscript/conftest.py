@@ -24,9 +24,9 @@ def complete(tmp_path_factory: pytest.TempPathFactory) -> tuple[BuildConfig, dic
 
 @pytest.fixture(scope="session")
 def degraded(tmp_path_factory: pytest.TempPathFactory) -> tuple[BuildConfig, dict[str, Any]]:
-    """No benchmark artefacts and no study: what the manuscript must still render from."""
+    """No benchmark artefacts, no study and no history study: what the manuscript must still render from."""
     out: Path = tmp_path_factory.mktemp("manuscript-degraded")
-    populate(out, benchmarks=False, study=False)
+    populate(out, benchmarks=False, study=False, history=False)
     config = repo_config(out)
     snapshot = collect(config)
     write_snapshot(config, snapshot)

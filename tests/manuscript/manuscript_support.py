@@ -72,7 +72,7 @@ def write_gate_report(out: Path) -> None:
     (out / "gates" / "report.json").write_text(json.dumps(GATE_REPORT), encoding="utf-8")
 
 
-def populate(out: Path, *, benchmarks: bool = True, study: bool = True) -> None:
+def populate(out: Path, *, benchmarks: bool = True, study: bool = True, history: bool = True) -> None:
     """Write every artefact the manuscript reads under ``out`` (optionally without benchmarks or the study)."""
     write_gate_report(out)
     notebooks = out / "notebooks"
@@ -86,6 +86,8 @@ def populate(out: Path, *, benchmarks: bool = True, study: bool = True) -> None:
     save_results(notebooks, "03_trust", params, trust_fixture(**params))
     params = defaults("04_gate_landscape")
     save_results(notebooks, "04_gate_landscape", params, gate_landscape(**params))
+    for recorded in sorted((DATA / "notebooks").glob("*.json")):  # sessions against real servers, recorded
+        shutil.copyfile(recorded, notebooks / recorded.name)
     if study:
         config = load_study_config().with_overrides(runs=3, items=12, warmup_ticks=2, bootstrap_samples=200)
         config = config.with_values(SMALL_EXTRAS)
@@ -94,6 +96,9 @@ def populate(out: Path, *, benchmarks: bool = True, study: bool = True) -> None:
         (out / "research" / "tradeoff.json").write_text(canonical_json(tradeoff), encoding="utf-8")
         (out / "research" / "adversarial.json").write_text(canonical_json(run_adversarial(config)), encoding="utf-8")
         (out / "research" / "sweep.json").write_text(canonical_json(run_sweep(config, grid="reduced")), encoding="utf-8")
+    if history:  # a real-history study result (from `colony history study` on the committed datasets)
+        (out / "history").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(DATA / "history" / "study.json", out / "history" / "study.json")
     if benchmarks:
         (out / "benchmarks").mkdir(parents=True, exist_ok=True)
         for path in sorted((DATA / "benchmarks").glob("*.json")):

@@ -28,10 +28,12 @@ def test_absent_artefacts_keep_every_key_and_say_not_measured(
 ) -> None:
     _, full = complete
     _, empty = degraded
-    for name in ("kernel", "mcp", "attestation", "falsification", "research", "notebooks"):
+    for name in ("kernel", "reference", "mcp", "attestation", "falsification", "research", "notebooks"):
         assert full["perf"][name]["measured"] is True and empty["perf"][name]["measured"] is False
     assert full["perf"]["measured_count"] == full["perf"]["benchmark_count"] and empty["perf"]["measured_count"] == 0
     assert shape(full["perf"]["kernel"]) == shape(empty["perf"]["kernel"])
+    assert shape(full["perf"]["reference"]) == shape(empty["perf"]["reference"])
+    assert empty["perf"]["reference"]["paths"]["paired_replay_ms"]["measured"] is None
     assert shape(full["perf"]["attestation"]) == shape(empty["perf"]["attestation"])
     assert empty["perf"]["kernel"]["propose_clear"]["median_us"] is None  # never a made-up number
     assert full["study"]["present"] is True and empty["study"]["present"] is False

@@ -17,7 +17,16 @@ from scripts.render_figures import _draw as draw  # the stage's own drawing, wit
 
 LINK = re.compile(r"<a href=\"(https?://\S+?/blob/\w+/(figures/\w+\.py))\">(figures/\w+\.py)</a>")
 pytestmark = pytest.mark.xdist_group("manuscript")
-MEASURED = {"mcp_latency", "kernel_scaling", "study_rates", "study_hypotheses", "study_runs"}
+MEASURED = {
+    "mcp_latency",
+    "kernel_scaling",
+    "study_rates",
+    "study_hypotheses",
+    "study_runs",
+    "history_tradeoff",
+    "history_rates",
+    "history_timeline",
+}
 
 
 def test_every_figure_renders_with_a_source_link_and_enough_of_them(complete: tuple[BuildConfig, dict[str, Any]]) -> None:

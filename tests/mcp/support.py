@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import re
-import signal
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +13,9 @@ import httpx
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
+
+from benchmarks.mcp_http import SERVER_MODULE, Server, spawn_http_server
+from benchmarks.mcp_http import register_agents as register_agents  # the tests' name for it
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token-3f6c1a9e0b7d4c52"
@@ -40,7 +37,6 @@ READ_ONLY_TOOLS = {
     "colony_pruning_report",
 }
 EVIDENCE = json.dumps({"tests": ["tests/test_core.py::test_tick"], "metrics": ["error rate < 1%"]})
-SERVER_MODULE = ("-m", "colony.server")
 
 Call = Callable[[str, dict[str, Any]], Awaitable[CallToolResult]]
 
@@ -124,8 +120,8 @@ def check_tool_list(tools: Sequence[Any], *, attested: bool = False) -> None:
         assert a.open_world_hint is False
         assert a.idempotent_hint is read_only
     by_name = {t.name: t for t in tools}
+    # agent_id may be left out: a server that knows the caller fills it in (colony.mcp.access)
     assert by_name["colony_propose_action"].input_schema["required"] == [
-        "agent_id",
         "action_type",
         "target",
         "rationale",
@@ -217,27 +213,8 @@ def stdio_params(*args: str, env: dict[str, str] | None = None) -> StdioServerPa
     return StdioServerParameters(command=sys.executable, args=[*SERVER_MODULE, *args], cwd=str(ROOT), env=env)
 
 
-@dataclass
-class ServerProcess:
-    """A ``python -m colony.server --http`` subprocess and what it printed on stderr."""
-
-    proc: subprocess.Popen[str]
-    lines: list[str] = field(default_factory=list)
-    url: str | None = None
-
-    def stop(self, timeout: float = 15.0) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout)
-        return self.proc.returncode
-
-    @property
-    def stderr(self) -> str:
-        return "".join(self.lines)
+class ServerProcess(Server):
+    """A ``python -m colony.server --http`` (or gateway) subprocess, what it printed on stderr, and SDK clients for it."""
 
     def client(self, token: str | None = TOKEN, **kwargs: Any) -> Client:
         headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
@@ -245,36 +222,12 @@ class ServerProcess:
         return Client(streamable_http_client(self.url, http_client=httpx.AsyncClient(headers=headers, timeout=60)), **kwargs)
 
 
-def start_http_server(*args: str, token: str | None = TOKEN, timeout: float = 60.0) -> ServerProcess:
-    """Start an HTTP server on a free port; return once it serves (or has exited)."""
-    env = {k: v for k, v in os.environ.items() if k != "COLONY_MCP_TOKEN"}
-    if token is not None:
-        env["COLONY_MCP_TOKEN"] = token
-    proc = subprocess.Popen(
-        [sys.executable, *SERVER_MODULE, "--http", "--port", "0", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-        env=env,
-    )
-    server = ServerProcess(proc)
-    ready = threading.Event()
-
-    def drain() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            server.lines.append(line)
-            if m := re.search(r"serving Streamable HTTP at (\S+)", line):
-                server.url = m.group(1)
-                ready.set()
-        ready.set()
-
-    threading.Thread(target=drain, daemon=True).start()
-    deadline = time.monotonic() + timeout
-    while not ready.wait(0.1):
-        if time.monotonic() > deadline:
-            server.stop()
-            raise TimeoutError(f"server did not start: {server.stderr}")
-    return server
+def start_http_server(
+    *args: str, token: str | None = TOKEN, timeout: float = 60.0, command: Sequence[str] = SERVER_MODULE
+) -> ServerProcess:
+    """Start an HTTP server (``python COMMAND --http --port 0 ARGS``) on a free port; return once it announces
+    that it serves (or has exited: ``url`` is then None). ``command`` replaces ``-m colony.server`` (e.g. the
+    gateway's module, or ``-c CODE`` that wraps the server's main).
+    """
+    spawned = spawn_http_server(*args, token=token, command=command, timeout=timeout)
+    return ServerProcess(spawned.proc, spawned.lines, spawned.url)  # the same stderr list, still filled as it runs

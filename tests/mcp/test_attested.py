@@ -60,3 +60,40 @@ async def test_required_attestation_closes_the_unattested_report() -> None:
         assert "not valid JSON" in await err(
             client.call_tool, "colony_record_execution_receipt", {"proposal_id": "p", "receipt": "{"}
         )
+
+
+async def test_a_receipt_with_a_lone_surrogate_is_a_clean_error_and_changes_nothing() -> None:
+    # regression (issue 18, item 7): this receipt surfaced as "internal error (logged)"
+    async with Client(_server("optional")) as client:  # type: ignore[arg-type]
+        call = client.call_tool
+        for i in range(10):
+            await ok(call, "colony_record_outcome", record_args("receipt-agent", f"warmup.m{i}"))
+        pid = (await ok(call, "colony_propose_action", propose_args("receipt-agent", "pkg.r")))["proposal_id"]
+        await ok(call, "colony_authorize_execution", {"proposal_id": pid})
+        before = await ok(call, "colony_attestation_status")
+        for receipt in ('{"log": "\\udc80"}', '{"\\ud800x": 1}', '{"nested": [{"k": "\\udfff"}]}'):
+            message = await err(call, "colony_record_execution_receipt", {"proposal_id": pid, "receipt": receipt})
+            assert message == "receipt: holds a lone surrogate (a \\uD800-\\uDFFF escape without its pair)"
+        assert await ok(call, "colony_attestation_status") == before
+        paired = await ok(call, "colony_record_execution_receipt", {"proposal_id": pid, "receipt": '{"log": "\\ud83d\\ude00"}'})
+        assert paired["proposal_id"] == pid  # a proper surrogate pair (an emoji) is fine
+
+
+async def test_a_refuse_edited_to_execute_in_the_index_column_is_not_authorized(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # regression (issue 18, item 6): authorize_execution read the unsigned index column and authorized this
+    import sqlite3
+
+    state = tmp_path / "colony.sqlite"
+    tools = ColonyTools(ColonyKernelConfig(state_path=state, attestation_mode="optional", attestation_key=KEY))
+    try:
+        async with Client(build_server(tools)) as client:
+            refused = await ok(client.call_tool, "colony_propose_action", propose_args("new-agent", "pkg.guarded"))
+            assert refused["decision"] == "refuse"
+            with sqlite3.connect(state) as conn:
+                conn.execute("UPDATE attestation_events SET decision = 'execute' WHERE event_type = 'gate_verdict'")
+            message = await err(client.call_tool, "colony_authorize_execution", {"proposal_id": refused["proposal_id"]})
+            assert message == "only an EXECUTE verdict can be authorized; this verdict is 'refuse'"
+            status = await ok(client.call_tool, "colony_attestation_status")
+            assert status["valid"] is True and status["event_count"] == 2  # nothing was appended
+    finally:
+        tools.close()

@@ -95,6 +95,11 @@ BAD_INPUT: list[tuple[str, dict[str, Any], str]] = [
     ("colony_propose_action", propose_args("a", "t", evidence='{"x": NaN}'), "evidence: is not valid JSON: NaN"),
     ("colony_propose_action", propose_args("a", "t", evidence='{"x": 1e999}'), "evidence.x: contains a non-finite number"),
     ("colony_propose_action", propose_args("a", "t", evidence="[1, 2]"), "evidence: must be a JSON object"),
+    # regression (issue 18, item 7): a lone surrogate escape in evidence was "internal error (logged)"
+    ("colony_propose_action", propose_args("a", "t", evidence='{"tests": ["\\udc80"]}'), "evidence: holds a lone surrogate"),
+    ("colony_propose_action", propose_args("a", "t", evidence='{"\\ud800": 1}'), "evidence: holds a lone surrogate"),
+    ("colony_propose_action", propose_args("a\udc80", "t"), "agent_id: is not valid Unicode text"),
+    ("colony_propose_action", propose_args("a", "t\ud800"), "target: is not valid Unicode text"),
     ("colony_propose_action", propose_args("a", "t", evidence={"tests": []}), "evidence: Input should be a valid string"),
     ("colony_record_outcome", record_args("a", "t", tests_passed="yes"), "tests_passed: Input should be a valid boolean"),
     (
@@ -107,7 +112,7 @@ BAD_INPUT: list[tuple[str, dict[str, Any], str]] = [
     ("colony_record_outcome", record_args("a", "t", human_feedback=True), "human_feedback"),
     ("colony_record_outcome", record_args("a", "t", proposal_id="nope"), "unknown proposal: 'nope'"),
     ("colony_record_outcome", {"agent_id": "a"}, "tests_passed: Field required"),
-    ("colony_agent_profile", {}, "agent_id: Field required"),
+    ("colony_agent_profile", {}, "agent_id: must be a non-empty string"),  # unbound server: nothing to fill it from
     ("colony_agent_profile", {"agent_id": ""}, "agent_id: must be a non-empty string"),
     ("colony_pheromone_query", {"location": "p", "signal_type": "smell"}, "signal_type: unknown signal type 'smell'"),
     ("colony_pheromone_query", {"location": "p", "signal_type": "risk", "include_descendants": "yes"}, "include_descendants"),
@@ -177,3 +182,20 @@ async def test_falsify_uses_only_the_servers_repository_root(tmp_path: Path) -> 
             report = await ok(client.call_tool, "colony_falsify_plan", {"plan_json": plan})
             vectors.append({f["attack_vector"] for f in report["findings"]})
     assert "circular_architecture" in vectors[1] - vectors[0]
+
+
+async def test_record_outcome_describes_what_one_failure_really_does() -> None:
+    # regression (issue 18, item 8): the description said one failure holds the target "for everyone"
+    tools = ColonyTools()
+    gate = tools.policy.gate
+    tools.kernel.calibrate_agent("full-credit", trust_score=gate.trust_full_credit)
+    tools.kernel.calibrate_agent("partial-credit", trust_score=(gate.trust_hard_floor + gate.trust_full_credit) / 2)
+    async with Client(build_server(tools)) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        text = listed["colony_record_outcome"].description or ""
+        assert "for everyone" not in text and "partial trust credit" in text
+        assert f"{gate.trust_full_credit:g} can still execute" in text
+        await ok(client.call_tool, "colony_record_outcome", record_args("reporter", "pkg.failed", passed=False))
+        full = await ok(client.call_tool, "colony_propose_action", propose_args("full-credit", "pkg.failed"))
+        partial = await ok(client.call_tool, "colony_propose_action", propose_args("partial-credit", "pkg.failed"))
+    assert (full["decision"], partial["decision"]) == ("execute", "hold")  # what the description now says

@@ -16,11 +16,14 @@ from tests.mcp.support import (
     SERVER_MODULE,
     check_paired,
     check_tool_list,
+    err,
     exercise_every_tool,
     initialize_message,
     ok,
     paired_locality,
+    propose_args,
     record_args,
+    register_agents,
     run_server_command,
     stdio_params,
 )
@@ -66,7 +69,7 @@ def test_a_client_asking_for_2025_06_18_still_works() -> None:
             proc, {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "colony_agent_profile", "arguments": {}}}
         )
         assert bad is not None and bad["result"]["isError"] is True
-        assert "agent_id: Field required" in bad["result"]["structuredContent"]["error"]
+        assert "agent_id: must be a non-empty string" in bad["result"]["structuredContent"]["error"]
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
@@ -108,3 +111,36 @@ def test_an_unusable_state_path_stops_the_command_with_exit_code_2(tmp_path: Pat
     assert done.returncode == 2
     assert done.stderr.startswith("colony mcp: error:") and "cannot open the state file" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.anyio
+async def test_agent_id_binds_a_stdio_server_to_one_agent(tmp_path: Path) -> None:
+    async with Client(stdio_params("--agent-id", "ant-7")) as client:
+        proposed = await ok(
+            client.call_tool, "colony_propose_action", {k: v for k, v in propose_args("x", "pkg.s").items() if k != "agent_id"}
+        )
+        assert proposed["proposal_id"]
+        profile = await ok(client.call_tool, "colony_agent_profile", {})
+        assert profile["agent_id"] == "ant-7" and profile["total_proposals"] == 1
+        refused = await err(client.call_tool, "colony_propose_action", propose_args("queen", "pkg.s"))
+        assert refused == "agent_id: names 'queen', but the credentials of this call are those of 'ant-7'"
+        assert (
+            await err(client.call_tool, "colony_tick", {})
+            == "colony_tick: only an operator may call this tool; 'ant-7' is an agent"
+        )
+
+
+@pytest.mark.anyio
+async def test_a_registered_operator_bound_on_stdio_may_tick_and_registry_only_refuses_strangers(tmp_path: Path) -> None:
+    state = tmp_path / "colony.sqlite"
+    register_agents(state, "lead", role="operator")
+    async with Client(stdio_params("--agent-id", "lead", "--state", str(state), "--registry-only")) as client:
+        assert (await ok(client.call_tool, "colony_tick"))["tick_count"] == 1
+    stranger = run_server_command("--agent-id", "stranger", "--state", str(state), "--registry-only")
+    assert stranger.returncode == 2 and "--agent-id: 'stranger' is not a registered agent" in stranger.stderr
+    async with Client(stdio_params("--state", str(state), "--registry-only")) as client:
+        message = await err(client.call_tool, "colony_agent_profile", {"agent_id": "stranger"})
+        assert message == "agent_id: 'stranger' is not a registered agent (this server admits registered agents only)"
+        assert (await ok(client.call_tool, "colony_agent_profile", {"agent_id": "lead"}))["agent_id"] == "lead"
+    no_state = run_server_command("--registry-only")
+    assert no_state.returncode == 2 and "--registry-only: needs --state FILE" in no_state.stderr

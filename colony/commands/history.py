@@ -1,0 +1,154 @@
+"""``colony history``: extract a real change history into a committed dataset, or verify one.
+
+``colony history extract REPO_OR_BUNDLE --name N [--oidmap F] [--output data/history]``
+writes ``<output>/<N>.jsonl.gz`` and ``<N>.manifest.json`` (byte-identical on every run),
+showing a progress bar; per-commit work is cached under ``--cache`` (default
+``output/.cache/history``). ``colony history study`` checks every committed dataset against its
+manifest (a mismatch is an error: exit 2), replays each through the kernel under every condition
+and variant, and writes ``output/history/study.json``. ``colony history verify [MANIFEST...]``
+checks committed datasets against their manifests and exits 1 on a mismatch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+DEFAULT_OUTPUT = "data/history"
+DEFAULT_CACHE = "output/.cache/history"
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``history`` subcommand and its ``extract`` / ``verify`` actions."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "history",
+        help="extract real change histories (SZZ labels, Kamei metrics) and verify committed datasets",
+        description="Real agent and human change histories for the real-data study.",
+    )
+    actions = parser.add_subparsers(dest="history_action", metavar="ACTION")
+    ex = actions.add_parser("extract", help="extract a repository or git bundle into data/history/<name>.jsonl.gz")
+    ex.add_argument("source", metavar="REPO_OR_BUNDLE", help="a git repository directory or a git bundle file")
+    ex.add_argument("--name", required=True, help="dataset name (letters, digits, '-', '_')")
+    ex.add_argument(
+        "--oidmap", help="'<bundle id> <upstream id>' per line (default: <bundle>.oidmap beside a bundle, if present)"
+    )
+    ex.add_argument("--upstream", help="upstream repository URL recorded in the manifest")
+    ex.add_argument("--upstream-commit", help="upstream commit the bundle was made from (default: the upstream id of its head)")
+    ex.add_argument("--output", default=DEFAULT_OUTPUT, help=f"output directory (default {DEFAULT_OUTPUT})")
+    ex.add_argument("--cache", default=DEFAULT_CACHE, help=f"per-commit cache directory (default {DEFAULT_CACHE})")
+    ex.add_argument("--quiet", action="store_true", help="no progress bar")
+    ex.add_argument("--json", action="store_true", help="print the manifest's counts as JSON")
+    ex.set_defaults(func=extract_command, extra="research")
+    st = actions.add_parser(
+        "study", help="replay every committed dataset through the kernel and test the preregistered hypotheses"
+    )
+    st.add_argument("--data", default=DEFAULT_OUTPUT, help=f"dataset directory (default {DEFAULT_OUTPUT})")
+    st.add_argument("--output", default="output/history", help="where study.json goes (default output/history)")
+    st.add_argument(
+        "--cache", default="output/.cache/history-study", help="per-evaluation cache (default output/.cache/history-study)"
+    )
+    st.add_argument("--config", help="a history.yaml to use instead of the packaged one")
+    st.add_argument("--workers", type=int, default=2, help="worker processes (results do not depend on it; default 2)")
+    st.add_argument("--quiet", action="store_true", help="no progress lines")
+    st.set_defaults(func=study_command, extra="research")
+    ve = actions.add_parser("verify", help="check committed datasets against their manifests")
+    ve.add_argument(
+        "manifests", nargs="*", metavar="MANIFEST", help=f"manifest files (default: {DEFAULT_OUTPUT}/*.manifest.json)"
+    )
+    ve.add_argument("--json", action="store_true", help="print the result as JSON")
+    ve.set_defaults(func=verify_command)
+
+    def usage(args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 2
+
+    parser.set_defaults(func=usage)
+
+
+def extract_command(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from colony.history.extract import extract
+
+    source = Path(args.source)
+    oidmap = args.oidmap
+    if oidmap is None and source.is_file() and source.with_suffix(".oidmap").is_file():
+        oidmap = str(source.with_suffix(".oidmap"))
+    bar = tqdm(total=0, unit="commit", desc=f"extract {args.name}", disable=args.quiet, file=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        if bar.total != total:
+            bar.reset(total=total)
+        bar.n = done
+        bar.refresh() if done == total or done % 25 == 0 else None
+
+    try:
+        result = extract(
+            source,
+            name=args.name,
+            output_dir=args.output,
+            oidmap=oidmap,
+            upstream_repository=args.upstream,
+            upstream_commit=args.upstream_commit,
+            cache_dir=args.cache,
+            progress=progress,
+        )
+    finally:
+        bar.close()
+    counts = result.manifest["counts"]
+    if args.json:
+        print(json.dumps({"success": True, "manifest": result.manifest}, sort_keys=True))
+    else:
+        print(
+            f"{args.name}: {counts['commits']} commits ({counts['merges']} merges), kinds {counts['kinds']}, "
+            f"fixes {counts['fixes']}, sha256 {result.manifest['sha256_gz'][:16]}…"
+        )
+    return 0
+
+
+def study_command(args: argparse.Namespace) -> int:
+    from colony.errors import ValidationError
+    from colony.history.study import run_study
+
+    if args.workers < 1:
+        raise ValidationError("--workers", "must be a positive integer", value=args.workers)
+
+    def say(line: str) -> None:
+        if not args.quiet:
+            print(f"history study: {line}", file=sys.stderr, flush=True)
+
+    result = run_study(data_dir=args.data, cache_dir=args.cache, config=args.config, workers=args.workers, progress=say)
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "study.json").write_text(json.dumps(result, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+    for t in result["hypotheses"]["tests"]:
+        if t["scope"] == "pooled" or not args.quiet:
+            est = "n/a" if t["estimate"] is None else f"{t['estimate']:+.3f}"
+            verdict = "rejected" if t["reject"] else "not rejected"
+            say(f"{t['hypothesis']} {t['scope']}: {est} (Holm p={t['p_holm']}) {verdict}")
+    print(str(out / "study.json"))
+    return 0
+
+
+def verify_command(args: argparse.Namespace) -> int:
+    from colony.history.dataset import DatasetMismatchError, verify_dataset
+
+    manifests = [Path(m) for m in args.manifests] or sorted(Path(DEFAULT_OUTPUT).glob("*.manifest.json"))
+    results = []
+    ok = True
+    for m in manifests:
+        try:
+            manifest = verify_dataset(m)
+            results.append({"manifest": str(m), "ok": True, "records": manifest["records"]})
+        except DatasetMismatchError as exc:
+            ok = False
+            results.append({"manifest": str(m), "ok": False, "error": str(exc)})
+    if args.json:
+        print(json.dumps({"success": ok, "datasets": results}, sort_keys=True))
+    else:
+        for r in results:
+            print(f"{r['manifest']}: " + (f"ok ({r['records']} records)" if r["ok"] else f"MISMATCH: {r['error']}"))
+    return 0 if ok and manifests else 1

@@ -1,0 +1,146 @@
+"""The history study's parameters: ``colony/config/history.yaml``, loaded and validated with pydantic.
+
+>>> cfg = load_history_config()
+>>> cfg.replay.horizon_days, cfg.labels.fix_rule, cfg.conditions.order[-2]
+(30.0, 'subject', 'jit_lr')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator
+from pydantic import ValidationError as PydanticValidationError
+
+from colony.errors import ConfigError
+from colony.history.labels import LabelRules
+from colony.history.rules import FIX_RULES
+
+__all__ = ["HISTORY_FILE", "HistoryConfig", "config_path", "load_history_config"]
+
+HISTORY_FILE = "history.yaml"
+_Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+_NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Labels(_Model):
+    fix_rule: str
+    fix_rule_variants: list[str]
+    blame_cap: PositiveInt | None
+    blame_cap_variants: list[PositiveInt | None]
+    escape_days: _NonNegative
+    session_gap_hours: _Positive
+
+    @field_validator("fix_rule")
+    @classmethod
+    def _rule(cls, v: str) -> str:
+        if v not in FIX_RULES:
+            raise ValueError(f"unknown fix rule {v!r}; expected one of {sorted(FIX_RULES)}")
+        return v
+
+    @field_validator("fix_rule_variants")
+    @classmethod
+    def _rules(cls, v: list[str]) -> list[str]:
+        unknown = [r for r in v if r not in FIX_RULES]
+        if unknown or len(set(v)) < 3:
+            raise ValueError(f"needs at least three distinct known fix rules; unknown {unknown}")
+        return v
+
+    def rules(self, **changes: Any) -> LabelRules:
+        """The :class:`LabelRules` of the primary choices, with ``changes`` applied."""
+        base = {
+            "fix_rule": self.fix_rule,
+            "blame_cap": self.blame_cap,
+            "escape_days": self.escape_days,
+            "session_gap_hours": self.session_gap_hours,
+        }
+        return LabelRules(**{**base, **changes})
+
+
+class Replay(_Model):
+    horizon_days: _Positive
+    horizon_variants: list[_Positive]
+    tick_seconds: _Positive
+    censor_days: _NonNegative | None
+
+
+class Jit(_Model):
+    retrain_days: _Positive
+    min_positive: PositiveInt
+    min_negative: PositiveInt
+    C: _Positive
+    max_iter: PositiveInt
+
+
+class Conditions(_Model):
+    order: list[str]
+    hazard_window_days: _Positive
+    change_size_lines: PositiveInt
+    jit_threshold: Annotated[float, Field(gt=0, lt=1)]
+    jit: Jit
+
+
+class Metrics(_Model):
+    effort_share: Annotated[float, Field(gt=0, lt=1)]
+    size_strata: Annotated[int, Field(ge=2, le=20)]
+
+
+class Statistics(_Model):
+    bootstrap_resamples: Annotated[int, Field(ge=100)]
+    confidence: Annotated[float, Field(gt=0.5, lt=1)]
+    alpha: Annotated[float, Field(gt=0, lt=0.5)]
+    seed: Annotated[int, Field(ge=0)]
+
+
+class Sanity(_Model):
+    published_jit_auc: tuple[Annotated[float, Field(gt=0, le=1)], Annotated[float, Field(gt=0, le=1)]]
+
+
+class HistoryConfig(_Model):
+    """The validated ``history.yaml``."""
+
+    schema_version: int
+    datasets: list[str]
+    labels: Labels
+    replay: Replay
+    conditions: Conditions
+    metrics: Metrics
+    sanity: Sanity
+    statistics: Statistics
+    sha256: str = ""
+
+
+def config_path(path: str | os.PathLike[str] | None = None) -> Path:
+    """``path``, else ``$COLONY_CONFIG/history.yaml`` when it exists, else the packaged file."""
+    if path is not None:
+        return Path(path)
+    env = os.environ.get("COLONY_CONFIG")
+    if env and (Path(env) / HISTORY_FILE).is_file():
+        return Path(env) / HISTORY_FILE
+    return Path(__file__).resolve().parents[1] / "config" / HISTORY_FILE
+
+
+def load_history_config(path: str | os.PathLike[str] | None = None) -> HistoryConfig:
+    """Load and validate the history configuration; errors name the key."""
+    p = config_path(path)
+    try:
+        raw = p.read_bytes()
+        data = yaml.safe_load(raw)
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError("history", f"cannot read: {exc}", path=str(p)) from None
+    if not isinstance(data, dict):
+        raise ConfigError("history", "must be a mapping", path=str(p))
+    try:
+        return HistoryConfig(**data, sha256=hashlib.sha256(raw).hexdigest())
+    except PydanticValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(key, first["msg"], path=str(p)) from None

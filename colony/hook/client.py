@@ -1,0 +1,134 @@
+"""The resident hook's client: stdin to the resident colony, its answer to stdout — standard library only.
+
+Claude Code starts a command hook for every tool call, so the start-up is paid each time.
+This module imports nothing from colony and, on its normal path, nothing but ``socket`` and
+``sys``; it is run by its path with ``python -I -S`` (no site-packages processing, which in a
+virtualenv costs more than the rest of the call), so a call costs a bare interpreter start and
+one round trip to ``colony hook serve``, which owns the state. ``colony hook settings`` prints
+the exact command.
+
+The request is one header line, ``colony-hook/1 <agent id>``, followed by the hook's stdin as
+it came. The client never answers ``allow`` on its own: when the resident colony cannot be
+reached, or answers with something that is not a JSON object, a PreToolUse gets ``ask`` with
+the reason and a PostToolUse a warning to the user. The exit status is always 0.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+TYPE_CHECKING = False  # typing itself is not imported: it would cost more than the rest of the client
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+__all__ = ["HEADER", "MAX_MESSAGE", "event_of", "fail_safe", "main", "pre_answer", "request_bytes"]
+
+HEADER = b"colony-hook/1"
+MAX_MESSAGE = 4 * 1024 * 1024
+POST_EVENTS = ("PostToolUse", "PostToolUseFailure")
+USAGE = "usage: client.py --socket PATH [--agent-id NAME] [--timeout SECONDS]  (the hook payload on stdin)"
+
+
+def pre_answer(decision: str, reason: str) -> dict[str, Any]:
+    """Claude Code's PreToolUse answer."""
+    return {
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
+    }
+
+
+def fail_safe(event: str | None, reason: str) -> dict[str, Any]:
+    """What a hook that could not decide answers: ``ask`` before a call, a warning to the user after one."""
+    if event in POST_EVENTS:
+        return {"systemMessage": f"colony hook could not record this outcome: {reason}"}
+    return pre_answer("ask", f"colony hook could not decide: {reason}")
+
+
+def event_of(text: str | bytes) -> str | None:
+    """The payload's ``hook_event_name`` if it can be read, else None (the fail-safe then answers ``ask``)."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    name = data.get("hook_event_name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def request_bytes(agent_id: str | None, payload: bytes) -> bytes:
+    """One request to the resident colony: the header line naming the bound agent, then the raw payload."""
+    agent = (agent_id or "").replace("\n", " ").strip()
+    return HEADER + b" " + agent.encode("utf-8") + b"\n" + payload
+
+
+def _exchange(path: str, message: bytes, timeout: float) -> bytes:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(path)
+        s.sendall(message)
+        s.shutdown(socket.SHUT_WR)
+        chunks = []
+        size = 0
+        while chunk := s.recv(65536):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_MESSAGE:
+                raise ValueError("the answer is too large")
+    return b"".join(chunks)
+
+
+def _options(argv: Sequence[str]) -> dict[str, str]:
+    """``--name value`` / ``--name=value`` pairs (no argparse: its import costs more than the whole call)."""
+    known = ("--socket", "--agent-id", "--timeout")
+    out: dict[str, str] = {}
+    args = list(argv)
+    while args:
+        flag = args.pop(0)
+        name, eq, value = flag.partition("=")
+        if name not in known:
+            raise ValueError(f"unknown option {flag!r}")
+        if not eq:
+            if not args:
+                raise ValueError(f"{name} needs a value")
+            value = args.pop(0)
+        out[name] = value
+    if "--socket" not in out:
+        raise ValueError("--socket is required")
+    return out
+
+
+def _fail(payload: bytes, reason: str) -> bytes:
+    import json
+
+    print(f"colony hook: {reason}", file=sys.stderr)
+    return json.dumps(fail_safe(event_of(payload), reason)).encode("utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Forward one hook payload to ``colony hook serve`` and print its answer; always exit 0."""
+    argv = sys.argv[1:] if argv is None else argv
+    if "-h" in argv or "--help" in argv:
+        print(USAGE)
+        return 0
+    payload = sys.stdin.buffer.read()
+    try:
+        options = _options(argv)
+        path = options["--socket"]
+    except ValueError as exc:
+        answer = _fail(payload, f"{exc} ({USAGE})")
+    else:
+        try:
+            answer = _exchange(path, request_bytes(options.get("--agent-id"), payload), float(options.get("--timeout", "30")))
+            if answer.strip() and not answer.lstrip().startswith(b"{"):
+                raise ValueError("the answer is not a JSON object")
+        except (OSError, ValueError) as exc:
+            answer = _fail(payload, f"the resident colony at {path} is unreachable ({exc})")
+    sys.stdout.buffer.write(answer)
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""The hook's answers: a PreToolUse decision from the gate, a PostToolUse outcome for the kernel.
+
+PreToolUse proposes the call (for the agent the hook command was bound to, at the call's
+target) and answers ``allow`` / ``ask`` / ``deny`` for EXECUTE / HOLD / REFUSE with the
+gate's reason. PostToolUse records the outcome of the proposal the PreToolUse made — a
+``PostToolUseFailure``, or a response that reports an error, an interruption or a non-zero
+exit code, is a failure — and tells the agent when colony recorded a failure.
+
+:func:`colony.hook.client.fail_safe` is the answer when the hook cannot decide (malformed
+payload, state out of reach, any error): ``ask`` with the reason, never ``allow``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from colony.errors import ConflictError
+from colony.hook.client import fail_safe, pre_answer
+from colony.hook.payload import HookCall
+from colony.kernel import ColonyKernel
+from colony.mcp.gateway.proposal import CallIntent, tool_call_proposal
+from colony.models import ActionProposal, GateDecision
+
+__all__ = ["AGENT_TYPE", "decide", "failed"]
+
+AGENT_TYPE = "claude_code"
+_PERMISSION = {GateDecision.EXECUTE: "allow", GateDecision.HOLD: "ask", GateDecision.REFUSE: "deny"}
+_ERROR_FLAGS = ("is_error", "isError", "interrupted")
+_EXIT_CODES = ("exit_code", "exitCode", "returnCode", "return_code")
+
+
+def failed(call: HookCall) -> tuple[bool, str]:
+    """(whether the call failed, a one-line summary) from a PostToolUse / PostToolUseFailure payload."""
+    if call.event == "PostToolUseFailure":
+        return True, f"{call.tool_name} failed: {call.error or 'no error text'}"[:500]
+    response = call.tool_response
+    if isinstance(response, dict):
+        for flag in _ERROR_FLAGS:
+            if response.get(flag) is True:
+                return True, f"{call.tool_name} reported {flag}"
+        if response.get("success") is False:
+            return True, f"{call.tool_name} reported success: false"
+        for key in _EXIT_CODES:
+            code = response.get(key)
+            if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+                return True, f"{call.tool_name} exited with {key} {code}"
+    return False, f"{call.tool_name} completed"
+
+
+def _proposal(kernel: ColonyKernel, call: HookCall, agent_id: str) -> ActionProposal:
+    return tool_call_proposal(
+        agent_id=agent_id,
+        agent_type=AGENT_TYPE,
+        action_type=call.tool_name,
+        target=call.target,
+        intent=CallIntent(rationale=call.rationale),
+        expected_default=f"{call.tool_name} completes without an error",
+        created_at=kernel.config.clock(),
+        proposal_id=call.proposal_id,
+    )
+
+
+def _pre(kernel: ColonyKernel, call: HookCall, agent_id: str) -> dict[str, Any]:
+    if call.proposal_id is not None and kernel.get_proposal(call.proposal_id) is not None:
+        return fail_safe(call.event, f"tool_use_id {call.tool_use_id!r} was already proposed")
+    result = kernel.propose_action(_proposal(kernel, call, agent_id))
+    reason = f"colony {result.decision.value.upper()} (gate score {result.gate_score:.3f}) for {call.tool_name} at {call.target}: {result.reason}"
+    if result.required_evidence:
+        reason += " Required evidence: " + ", ".join(result.required_evidence) + "."
+    return pre_answer(_PERMISSION[result.decision], reason)
+
+
+def _post(kernel: ColonyKernel, call: HookCall, agent_id: str) -> dict[str, Any]:
+    proposal = kernel.get_proposal(call.proposal_id) if call.proposal_id is not None else None
+    if proposal is not None and proposal.agent_id != agent_id:
+        return fail_safe(call.event, f"the proposal of {call.tool_use_id!r} belongs to {proposal.agent_id!r}, not {agent_id!r}")
+    proposal = proposal or _proposal(kernel, call, agent_id)  # no PreToolUse reached colony: record what happened anyway
+    did_fail, summary = failed(call)
+    try:
+        kernel.record_outcome(proposal, {"summary": summary, "action_taken": f"{call.tool_name} via Claude Code"}, not did_fail)
+    except ConflictError:
+        return {"suppressOutput": True}  # a repeated PostToolUse: the outcome is already recorded
+    if did_fail:
+        context = f"colony recorded a failure at {proposal.target}: further changes there may be held until the pressure decays."
+        return {"hookSpecificOutput": {"hookEventName": call.event, "additionalContext": context}}
+    return {"suppressOutput": True}
+
+
+def decide(kernel: ColonyKernel, call: HookCall, agent_id: str) -> dict[str, Any] | None:
+    """The answer to one hook call (None: no opinion, for read-only tools)."""
+    if call.read_only:
+        return None
+    if call.event == "PreToolUse":
+        return _pre(kernel, call, agent_id)
+    return _post(kernel, call, agent_id)

@@ -1,0 +1,241 @@
+"""``gateway.yaml``: the upstreams, their mapping rules, the kernel, the timeouts — validated on load.
+
+The operational defaults (timeouts, back-off, the tick interval) live in the packaged
+``colony/config/gateway.yaml``; a gateway file overrides them under ``defaults:``, and each
+upstream may set its own ``call_timeout_seconds``. ``${VAR}`` in an upstream's ``env``,
+``headers``, ``args`` or ``url`` is read from the environment at load time (``$$`` is a
+literal dollar), so tokens need not be written into the file.
+
+>>> cfg = parse_gateway_config({"upstreams": {"fs": {"command": "node", "args": ["server.js", "/tmp"],
+...     "tools": {"read_*": {"read_only": True}, "write_file": {"target": "{path}"}}}}})
+>>> cfg.upstreams["fs"].transport, cfg.defaults.call_timeout_seconds
+('stdio', 30.0)
+>>> parse_gateway_config({"upstreams": {"fs": {"url": "ftp://x"}}})
+Traceback (most recent call last):
+...
+colony.errors.ConfigError: config gateway.upstreams.fs.url (<data>): must be an http:// or https:// URL
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import string
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, model_validator
+from pydantic import ValidationError as PydanticValidationError
+
+from colony.config import read_yaml
+from colony.errors import ConfigError
+
+__all__ = [
+    "GatewayConfig",
+    "KernelSection",
+    "Timing",
+    "ToolRule",
+    "UpstreamConfig",
+    "load_gateway_config",
+    "packaged_defaults",
+    "parse_gateway_config",
+]
+
+UPSTREAM_NAME = r"^[A-Za-z0-9][A-Za-z0-9-]{0,31}$"
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+
+
+class Timing(BaseModel):
+    """Timeouts, back-off and the tick interval (seconds); every field comes from the packaged defaults."""
+
+    model_config = _STRICT
+
+    call_timeout_seconds: PositiveFloat
+    connect_timeout_seconds: PositiveFloat
+    startup_wait_seconds: NonNegativeFloat
+    reconnect_initial_seconds: PositiveFloat
+    reconnect_max_seconds: PositiveFloat
+    approval_timeout_seconds: PositiveFloat
+    tick_interval_seconds: NonNegativeFloat
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Timing:
+        if self.reconnect_max_seconds < self.reconnect_initial_seconds:
+            raise ValueError("reconnect_max_seconds must be >= reconnect_initial_seconds")
+        return self
+
+
+class ToolRule(BaseModel):
+    """How one upstream tool (or a ``fnmatch`` pattern of them) is gated.
+
+    ``target``: a template such as ``"{path}"`` or ``"{repo_path}:{branch_name}"`` over the call's
+    arguments (None: the documented default, :func:`colony.mcp.gateway.mapping.default_target`).
+    ``read_only``: the tool skips the gate and deposits nothing.
+    ``operator_only``: only an operator may call the tool (a registered operator's token, the
+    shared token, or an ``--agent-id`` registered as an operator); other agents get a tool error.
+    """
+
+    model_config = _STRICT
+
+    target: str | None = Field(default=None, min_length=1)
+    read_only: bool = False
+    operator_only: bool = False
+
+    @model_validator(mode="after")
+    def _gated_or_not(self) -> ToolRule:
+        if self.read_only and self.target is not None:
+            raise ValueError("a read_only tool is not gated, so it takes no target")
+        return self
+
+
+class UpstreamConfig(BaseModel):
+    """One upstream MCP server: a stdio command or a Streamable HTTP URL, and its tool rules.
+
+    ``protocol``: ``auto`` negotiates the newest revision both sides speak; ``legacy`` forces
+    the initialize handshake (2025-11-25), for a server that stumbles on discovery.
+    """
+
+    model_config = _STRICT
+
+    command: str | None = Field(default=None, min_length=1)
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    call_timeout_seconds: PositiveFloat | None = None
+    protocol: Literal["auto", "legacy"] = "auto"
+    tools: dict[str, ToolRule] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> UpstreamConfig:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("give exactly one of command (stdio) and url (Streamable HTTP)")
+        if self.url is not None and (self.args or self.env or self.cwd is not None):
+            raise ValueError("args, env and cwd belong to a stdio command, not to a url")
+        if self.command is not None and self.headers:
+            raise ValueError("headers belong to a url, not to a stdio command")
+        return self
+
+    @property
+    def transport(self) -> Literal["stdio", "http"]:
+        """``"stdio"`` or ``"http"``."""
+        return "stdio" if self.command is not None else "http"
+
+
+class KernelSection(BaseModel):
+    """The colony the gateway gates with.
+
+    ``state``: a SQLite file (or, where the storage layer supports it, a ``postgresql://`` URL),
+    passed unchanged to ``ColonyKernelConfig(state_path=...)``; None keeps the colony in memory.
+    ``calibrate``: supervised calibration trust (paper §4.1.5) for agents the state has never seen.
+    """
+
+    model_config = _STRICT
+
+    state: str | None = Field(default=None, min_length=1)
+    attestation: Literal["disabled", "optional", "required"] = "disabled"
+    policy_dir: str | None = None
+    calibrate: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _trust_range(self) -> KernelSection:
+        for agent, trust in self.calibrate.items():
+            if not 0.0 <= trust <= 1.0:
+                raise ValueError(f"calibrate.{agent}: trust must lie in [0, 1], got {trust!r}")
+        return self
+
+
+class GatewayConfig(BaseModel):
+    """A whole ``gateway.yaml``."""
+
+    model_config = _STRICT
+
+    kernel: KernelSection = Field(default_factory=KernelSection)
+    defaults: Timing
+    upstreams: dict[str, UpstreamConfig] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _names(self) -> GatewayConfig:
+        for name in self.upstreams:
+            if not re.match(UPSTREAM_NAME, name):
+                raise ValueError(f"upstream name {name!r} must match {UPSTREAM_NAME} (it prefixes the tool names)")
+        return self
+
+    def call_timeout(self, upstream: str) -> float:
+        """The call timeout of ``upstream`` (its own, else the default)."""
+        own = self.upstreams[upstream].call_timeout_seconds
+        return own if own is not None else self.defaults.call_timeout_seconds
+
+
+@lru_cache(maxsize=1)
+def packaged_defaults() -> dict[str, Any]:
+    """The ``defaults`` section of the packaged ``colony/config/gateway.yaml``."""
+    path = Path(str(resources.files("colony") / "config" / "gateway.yaml"))
+    data = read_yaml(path, "gateway")
+    if not isinstance(data, dict) or not isinstance(data.get("defaults"), dict):
+        raise ConfigError("gateway.defaults", "the packaged gateway.yaml has no defaults mapping", path=str(path))
+    return dict(data["defaults"])
+
+
+def _expand(value: str, where: str, source: str) -> str:
+    try:
+        return string.Template(value).substitute(os.environ)
+    except KeyError as exc:
+        raise ConfigError(where, f"environment variable {exc.args[0]!r} is not set", path=source) from None
+    except ValueError as exc:
+        raise ConfigError(where, f"bad $ placeholder: {exc}", path=source) from None
+
+
+def _expand_upstream(name: str, raw: Any, source: str) -> Any:
+    """``raw`` with ``${VAR}`` expanded in url, args, env and headers (other shapes pass to validation)."""
+    if not isinstance(raw, Mapping):
+        return raw
+    out = dict(raw)
+    base = f"gateway.upstreams.{name}"
+    if isinstance(out.get("url"), str):
+        out["url"] = _expand(out["url"], f"{base}.url", source)
+    if isinstance(out.get("args"), list):
+        out["args"] = [_expand(a, f"{base}.args[{i}]", source) if isinstance(a, str) else a for i, a in enumerate(out["args"])]
+    for key in ("env", "headers"):
+        if isinstance(out.get(key), Mapping):
+            out[key] = {k: _expand(v, f"{base}.{key}.{k}", source) if isinstance(v, str) else v for k, v in out[key].items()}
+    return out
+
+
+def _first_error(exc: PydanticValidationError, source: str) -> ConfigError:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    message = str(err["msg"]).removeprefix("Value error, ")
+    return ConfigError(f"gateway.{where}" if where else "gateway", message, path=source)
+
+
+def parse_gateway_config(data: Any, *, source: str = "<data>") -> GatewayConfig:
+    """Validate already-parsed YAML; the first problem is a ConfigError naming its key."""
+    if not isinstance(data, Mapping):
+        raise ConfigError("gateway", f"expected a mapping, got {type(data).__name__}", path=source)
+    raw = dict(data)
+    overrides = raw.get("defaults") or {}
+    if not isinstance(overrides, Mapping):
+        raise ConfigError("gateway.defaults", "expected a mapping", path=source)
+    raw["defaults"] = {**packaged_defaults(), **overrides}
+    upstreams = raw.get("upstreams")
+    if isinstance(upstreams, Mapping):
+        raw["upstreams"] = {name: _expand_upstream(str(name), spec, source) for name, spec in upstreams.items()}
+    for name, spec in (raw.get("upstreams") or {}).items():
+        url = spec.get("url") if isinstance(spec, Mapping) else None
+        if isinstance(url, str) and not url.startswith(("http://", "https://")):
+            raise ConfigError(f"gateway.upstreams.{name}.url", "must be an http:// or https:// URL", path=source)
+    try:
+        return GatewayConfig.model_validate(raw)
+    except PydanticValidationError as exc:
+        raise _first_error(exc, source) from None
+
+
+def load_gateway_config(path: str | os.PathLike[str]) -> GatewayConfig:
+    """Read and validate a ``gateway.yaml``."""
+    p = Path(path)
+    return parse_gateway_config(read_yaml(p, "gateway"), source=str(p))

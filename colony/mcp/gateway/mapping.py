@@ -1,0 +1,121 @@
+"""Mapping rules: which rule governs a tool, and the target a call is gated at.
+
+A rule is found by the tool's exact name first, then by the first ``fnmatch`` pattern
+(in file order) that matches; a tool no rule names is gated with the default target.
+
+**The default target** is the value of the first of the arguments ``path``,
+``file_path``, ``repo_path``, ``uri`` and ``url`` that the call gives as a non-empty
+string; a call with none of them is gated at the upstream's name. Values are used as
+given (the gateway does not normalise paths), so two spellings of one file are two
+targets; write a rule when that matters.
+
+A template such as ``"{repo_path}:{branch_name}"`` names arguments in braces (``{{``
+and ``}}`` are literal braces). A call that lacks a named argument, or passes a list
+or an object for it, cannot be gated: the gateway refuses it before the gate and the
+upstream is never called.
+
+>>> rules = ToolRules({"read_*": ToolRule(read_only=True), "git_checkout": ToolRule(target="{repo_path}:{branch_name}")})
+>>> rules.rule("read_text_file").read_only
+True
+>>> rules.target("git", "git_checkout", {"repo_path": "/r", "branch_name": "main"})
+'/r:main'
+>>> rules.target("git", "git_status", {"repo_path": "/r"})
+'/r'
+>>> rules.target("git", "git_checkout", {"repo_path": "/r"})
+Traceback (most recent call last):
+...
+colony.errors.ValidationError: target: the rule '{repo_path}:{branch_name}' for git_checkout needs the argument 'branch_name'
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import string
+from collections.abc import Mapping
+from typing import Any
+
+from colony.errors import ValidationError
+from colony.mcp.gateway.config import ToolRule
+
+__all__ = ["DEFAULT_TARGET_ARGUMENTS", "ToolRules", "default_target", "render_target"]
+
+DEFAULT_TARGET_ARGUMENTS = ("path", "file_path", "repo_path", "uri", "url")
+_GATED = ToolRule()
+_FORMATTER = string.Formatter()
+
+
+def default_target(arguments: Mapping[str, Any], fallback: str) -> str:
+    """The first non-empty string among :data:`DEFAULT_TARGET_ARGUMENTS`, else ``fallback``.
+
+    >>> default_target({"content": "x", "path": "/tmp/a.txt"}, "fs"), default_target({}, "fs")
+    ('/tmp/a.txt', 'fs')
+    """
+    for name in DEFAULT_TARGET_ARGUMENTS:
+        value = arguments.get(name)
+        if isinstance(value, str) and value.strip():
+            return value
+    return fallback
+
+
+def _fields(template: str) -> list[tuple[str, str | None]]:
+    """(literal text, argument name or None) pairs; a format spec, conversion or index is an error."""
+    try:
+        parts = list(_FORMATTER.parse(template))
+    except ValueError as exc:
+        raise ValidationError("target", f"the rule {template!r} is not a valid template: {exc}") from None
+    out: list[tuple[str, str | None]] = []
+    for literal, name, spec, conversion in parts:
+        if name is not None and (not name.isidentifier() or spec or conversion):
+            raise ValidationError("target", f"the rule {template!r} may only name arguments, as in {{path}}; got {{{name}}}")
+        out.append((literal, name))
+    return out
+
+
+def render_target(template: str, arguments: Mapping[str, Any], tool: str) -> str:
+    """``template`` with each ``{name}`` replaced by the call's argument ``name`` (a string or a number)."""
+    pieces: list[str] = []
+    for literal, name in _fields(template):
+        pieces.append(literal)
+        if name is None:
+            continue
+        if name not in arguments or arguments[name] is None:
+            raise ValidationError("target", f"the rule {template!r} for {tool} needs the argument {name!r}")
+        value = arguments[name]
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise ValidationError(
+                "target",
+                f"the rule {template!r} for {tool} needs {name!r} to be a string or a number, got {type(value).__name__}",
+            )
+        pieces.append(str(value))
+    target = "".join(pieces)
+    if not target.strip():
+        raise ValidationError("target", f"the rule {template!r} for {tool} gives an empty target")
+    return target
+
+
+class ToolRules:
+    """The rules of one upstream, looked up by tool name."""
+
+    def __init__(self, rules: Mapping[str, ToolRule]) -> None:
+        self._exact = {name: rule for name, rule in rules.items() if not any(c in name for c in "*?[")}
+        self._patterns = [(name, rule) for name, rule in rules.items() if name not in self._exact]
+        for rule in rules.values():
+            if rule.target is not None:
+                _fields(rule.target)  # a malformed template fails at start-up, not on the first call
+
+    def rule(self, tool: str) -> ToolRule:
+        """The rule governing ``tool`` (exact name, then the first matching pattern, else gated by default)."""
+        found = self._exact.get(tool)
+        if found is not None:
+            return found
+        for pattern, rule in self._patterns:
+            if fnmatch.fnmatchcase(tool, pattern):
+                return rule
+        return _GATED
+
+    def target(self, upstream: str, tool: str, arguments: Mapping[str, Any]) -> str:
+        """The target a call of ``tool`` is gated at."""
+        template = self.rule(tool).target
+        if template is None:
+            return default_target(arguments, upstream)
+        return render_target(template, arguments, tool)

@@ -1,0 +1,71 @@
+"""Trust arithmetic, exact at the policy's precision (the paper's Eq. 12).
+
+One outcome changes trust by
+
+    Δ = (pass_delta if tests passed else fail_delta) + repair_delta·[repair] + feedback_weight·feedback
+
+Trust is held in whole *units* of ``10**-decimals`` (policy ``trust.decimals``, 6 by
+default). Δ is rounded once to a whole number of units, added to the trust in units,
+and the sum is clamped to ``[0, 1]``; a stored trust is ``units / 10**decimals``, the float
+nearest that decimal. So ten clean reports from 0.1 give exactly 0.5, where summing
+floats gives 0.4999999999999999 and misses the 0.5 rung of the role ladder.
+
+>>> from colony.config import default_policy
+>>> policy = default_policy().trust
+>>> trust = policy.new_agent_trust
+>>> for _ in range(10):
+...     trust = apply_delta(trust, outcome_delta(policy, tests_passed=True, repair_needed=False, feedback=0.0), policy.decimals)
+>>> trust
+0.5
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from colony.config import TrustPolicy
+
+__all__ = ["apply_delta", "outcome_delta", "quantize", "to_units"]
+
+
+def to_units(value: float, decimals: int) -> int:
+    """``value`` as a whole number of ``10**-decimals`` units (rounded half to even).
+
+    >>> to_units(0.1, 6), to_units(-0.13, 2)
+    (100000, -13)
+    """
+    return round(value * 10**decimals)
+
+
+def quantize(value: float, decimals: int) -> float:
+    """``value`` rounded to the policy's precision, as the float nearest that decimal.
+
+    >>> quantize(0.1 + 10 * 0.04, 6)
+    0.5
+    """
+    return to_units(value, decimals) / 10**decimals
+
+
+def outcome_delta(policy: TrustPolicy, *, tests_passed: bool, repair_needed: bool, feedback: float) -> float:
+    """Eq. 12 for one outcome, rounded to the policy's precision (not clamped).
+
+    >>> from colony.config import default_policy
+    >>> outcome_delta(default_policy().trust, tests_passed=True, repair_needed=True, feedback=0.0)
+    -0.01
+    """
+    delta = policy.pass_delta if tests_passed else policy.fail_delta
+    if repair_needed:
+        delta += policy.repair_delta
+    return quantize(delta + feedback * policy.feedback_weight, policy.decimals)
+
+
+def apply_delta(trust: float, delta: float, decimals: int) -> float:
+    """``trust + delta`` in whole units, clamped to ``[0, 1]``.
+
+    >>> apply_delta(0.98, 0.04, 6), apply_delta(0.02, -0.08, 6)
+    (1.0, 0.0)
+    """
+    unit = 10**decimals
+    units = to_units(trust, decimals) + to_units(delta, decimals)
+    return min(unit, max(0, units)) / unit

@@ -1,0 +1,66 @@
+"""Figure: trade-off curves of every condition on the two real histories (real-data measurement)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from figures import FigureContext, FigureSpec, with_sources
+from figures.style import LINESTYLES, MARKERS, OKABE_ITO, SERIES, new_figure, not_measured
+
+
+def plot(ctx: FigureContext) -> Figure:
+    """One panel per repository: share of inducing commits held against share of all commits held, per condition."""
+    history: dict[str, Any] = ctx.var("history")
+    figure = new_figure(ctx.spec.size)
+    if not history["present"]:
+        return not_measured(figure, "no history study artefact (output/history/study.json)")
+    study = ctx.artifact("history/study.json")
+    panels = figure.subplots(1, len(history["datasets"]), sharey=True)
+    for axes, name in zip(panels, history["datasets"], strict=True):
+        conditions = study["repositories"][name]["primary"]["conditions"]
+        axes.plot([0, 1], [0, 1], color="#999999", linewidth=0.6, linestyle=":")
+        for i, cond in enumerate(history["conditions"]):
+            c = conditions[cond]
+            colour = OKABE_ITO[SERIES[i % len(SERIES)]]
+            label = f"{cond.replace('_', ' ')} ({c['auc']:.2f})"
+            axes.plot(c["curve"]["held_share"], c["curve"]["recall"], color=colour, linestyle=LINESTYLES[i % len(LINESTYLES)],
+                      linewidth=1.1, label=label)  # fmt: skip
+            op = c["operating"]
+            if op["recall"] is not None:
+                axes.plot([op["held_share"]], [op["recall"]], marker=MARKERS[i % len(MARKERS)], color=colour, markersize=4.5)
+        axes.set_title(name, fontsize=8.5)
+        axes.set_xlabel("share of commits held", fontsize=7.5)
+        axes.set_xlim(0, 1)
+        axes.set_ylim(0, 1)
+        axes.legend(fontsize=5.6, loc="lower right", title="condition (AUC)", title_fontsize=5.8)
+    panels[0].set_ylabel("share of inducing commits held", fontsize=7.5)
+    return figure
+
+
+FIGURE = FigureSpec(
+    id="history_tradeoff",
+    caption=with_sources(
+        "<% if history.present %>"
+        "Every condition's trade-off over its own threshold on the two real histories (all labels, horizon "
+        "<< history.parameters.horizon_days | num >> days): share of inducing commits held against share of all judged "
+        "commits held; AUC in the legend, the preregistered operating point as a marker, chance as the dotted diagonal."
+        "<% else %>Not measured in this build: no history study artefact.<% endif %>",
+        __file__,
+        "notebooks/06_real_histories.ipynb",
+        "colony/history/study.py",
+    ),
+    alt="Two panels of ROC-like curves, one per repository, one line per condition with its operating point marked.",
+    description=(
+        "Each panel is one repository. The horizontal axis is the share of all judged commits a condition would hold at "
+        "some threshold of its score, the vertical axis the share of the commits later found to induce a defect that it "
+        "would hold. A line above the dotted diagonal ranks inducing commits better than chance; the legend gives each "
+        "condition's area under the curve, and a marker shows where its preregistered threshold puts it."
+    ),
+    evidence_class="measurement",
+    inputs=["history", "file:history/study.json"],
+    plot=plot,
+    size=(6.6, 3.3),
+    width="100%",
+)

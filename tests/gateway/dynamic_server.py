@@ -1,0 +1,43 @@
+"""A small, real MCP server (the official SDK over stdio) for what the real upstreams cannot show on demand.
+
+``mcp-server-git`` and the npm filesystem server never change their tool list and answer
+at once; the gateway tests also need an upstream that adds a tool mid-session (and says
+so, on both protocol eras) and one that is slow. Run as ``python tests/gateway/dynamic_server.py``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.context import Context
+
+server = MCPServer("dynamic-upstream", version="1")
+
+
+@server.tool(description="Wait `seconds` seconds, then answer with how long it waited.")
+def slow(seconds: float) -> str:
+    time.sleep(seconds)
+    return f"waited {seconds} s"
+
+
+@server.tool(description="Answer with the text given.")
+def echo(text: str, path: str = "") -> str:
+    return text
+
+
+def extra(text: str) -> str:
+    """A tool that appears only after `grow` was called."""
+    return text.upper()
+
+
+@server.tool(description="Add the tool `extra` and announce that the tool list changed.")
+async def grow(ctx: Context) -> str:
+    server.add_tool(extra, name="extra", description="Shout the text given (added at run time).")
+    await ctx.notify_tools_changed()  # 2026-07-28 subscribers
+    await ctx.session.send_tool_list_changed()  # handshake-era clients (dropped by the SDK on a modern connection)
+    return "grown"
+
+
+if __name__ == "__main__":
+    server.run()

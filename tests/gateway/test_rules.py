@@ -1,0 +1,221 @@
+"""gateway.yaml validation, mapping rules and templates, and what a tool call's proposal holds."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp.server.mcpserver.context import Context
+
+from colony.errors import ConfigError, ValidationError
+from colony.mcp.gateway import approval
+from colony.mcp.gateway.config import ToolRule, load_gateway_config, packaged_defaults, parse_gateway_config
+from colony.mcp.gateway.mapping import ToolRules, default_target, render_target
+from colony.mcp.gateway.proposal import NOT_STATED, intent_from_meta, tool_call_proposal
+
+STDIO = {"command": "node", "args": ["server.js"]}
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["colony.mcp.gateway.config", "colony.mcp.gateway.mapping", "colony.mcp.gateway.proposal", "colony.mcp.gateway.identity"],
+)
+def test_docstring_examples_run(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_defaults_come_from_the_packaged_file_and_can_be_overridden() -> None:
+    cfg = parse_gateway_config({"upstreams": {"fs": STDIO}})
+    assert cfg.defaults.model_dump() == packaged_defaults()
+    tuned = parse_gateway_config(
+        {"defaults": {"call_timeout_seconds": 2.5}, "upstreams": {"fs": {**STDIO, "call_timeout_seconds": 1}}}
+    )
+    assert tuned.defaults.call_timeout_seconds == 2.5 and tuned.call_timeout("fs") == 1.0
+    assert tuned.defaults.connect_timeout_seconds == packaged_defaults()["connect_timeout_seconds"]
+
+
+@pytest.mark.parametrize(
+    ("data", "key", "message"),
+    [
+        ({}, "gateway.upstreams", "Field required"),
+        ({"upstreams": {}}, "gateway.upstreams", "at least 1 item"),
+        ({"upstreams": {"fs": {}}}, "gateway.upstreams.fs", "exactly one of command (stdio) and url"),
+        ({"upstreams": {"fs": {**STDIO, "url": "http://x/mcp"}}}, "gateway.upstreams.fs", "exactly one of command"),
+        ({"upstreams": {"fs": {"url": "http://x/mcp", "args": ["a"]}}}, "gateway.upstreams.fs", "args, env and cwd belong"),
+        ({"upstreams": {"fs": {**STDIO, "headers": {"a": "b"}}}}, "gateway.upstreams.fs", "headers belong to a url"),
+        ({"upstreams": {"f_s": STDIO}}, "gateway", "upstream name 'f_s' must match"),
+        (
+            {"upstreams": {"fs": {**STDIO, "tools": {"x": {"read_only": True, "target": "{p}"}}}}},
+            "gateway.upstreams.fs.tools.x",
+            "takes no target",
+        ),
+        (
+            {"upstreams": {"fs": {**STDIO, "tools": {"x": {"tagret": "{p}"}}}}},
+            "gateway.upstreams.fs.tools.x.tagret",
+            "Extra inputs",
+        ),
+        (
+            {"defaults": {"call_timeout_seconds": -1}, "upstreams": {"fs": STDIO}},
+            "gateway.defaults.call_timeout_seconds",
+            "greater than 0",
+        ),
+        (
+            {"defaults": {"reconnect_max_seconds": 0.1}, "upstreams": {"fs": STDIO}},
+            "gateway.defaults",
+            "reconnect_max_seconds must be",
+        ),
+        (
+            {"kernel": {"calibrate": {"a": 1.5}}, "upstreams": {"fs": STDIO}},
+            "gateway.kernel",
+            "calibrate.a: trust must lie in [0, 1]",
+        ),
+        ({"kernel": {"attestation": "sometimes"}, "upstreams": {"fs": STDIO}}, "gateway.kernel.attestation", "Input should be"),
+        (
+            {"upstreams": {"fs": {"url": "${COLONY_TEST_UNSET_VAR}/mcp"}}},
+            "gateway.upstreams.fs.url",
+            "'COLONY_TEST_UNSET_VAR' is not set",
+        ),
+        ([], "gateway", "expected a mapping"),
+    ],
+)
+def test_a_bad_file_is_an_error_naming_the_key(data: Any, key: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_gateway_config(data)
+    assert info.value.key == key and message in str(info.value)
+
+
+def test_environment_variables_fill_urls_headers_and_args(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GW_TOKEN", "s3cret")
+    monkeypatch.setenv("GW_DIR", "/srv/data")
+    cfg = parse_gateway_config(
+        {
+            "upstreams": {
+                "remote": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${GW_TOKEN}", "X-Cost": "$$5"}},
+                "fs": {"command": "node", "args": ["s.js", "${GW_DIR}"], "env": {"ROOT": "$GW_DIR"}},
+            }
+        }
+    )
+    assert cfg.upstreams["remote"].headers == {"Authorization": "Bearer s3cret", "X-Cost": "$5"}
+    assert cfg.upstreams["fs"].args == ("s.js", "/srv/data") and cfg.upstreams["fs"].env == {"ROOT": "/srv/data"}
+    assert (cfg.upstreams["remote"].transport, cfg.upstreams["fs"].transport) == ("http", "stdio")
+
+
+def test_loading_a_file_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "gateway.yaml"
+    path.write_text("upstreams:\n  fs:\n    command: node\n    tools:\n      write_file: {target: '{path}'}\n")
+    assert load_gateway_config(path).upstreams["fs"].tools["write_file"].target == "{path}"
+    path.write_text("upstreams: [unclosed\n")
+    with pytest.raises(ConfigError, match="invalid YAML") as info:
+        load_gateway_config(path)
+    assert info.value.path == str(path)
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_gateway_config(tmp_path / "missing.yaml")
+
+
+def test_rules_exact_names_first_then_patterns_in_order() -> None:
+    rules = ToolRules(
+        {
+            "read_*": ToolRule(read_only=True),
+            "read_secret": ToolRule(target="secret:{path}"),
+            "*": ToolRule(target="{path}"),
+            "write_?": ToolRule(target="never"),
+        }
+    )
+    assert rules.rule("read_secret").target == "secret:{path}"
+    assert rules.rule("read_text_file").read_only
+    assert rules.rule("write_a").target == "{path}"  # '*' comes first in the file
+    assert ToolRules({}).rule("anything") == ToolRule()
+
+
+def test_default_target_and_templates() -> None:
+    assert default_target({"url": "http://a", "repo_path": "/r"}, "up") == "/r"
+    assert default_target({"path": "  ", "uri": "file:///x"}, "up") == "file:///x"
+    assert default_target({"path": 3}, "up") == "up"
+    assert render_target("{{literal}}:{n}", {"n": 7}, "t") == "{literal}:7"
+    for template, args, message in [
+        ("{path!r}", {"path": "x"}, "may only name arguments"),
+        ("{path:>5}", {"path": "x"}, "may only name arguments"),
+        ("{0}", {"0": "x"}, "may only name arguments"),
+        ("{path", {"path": "x"}, "is not a valid template"),
+        ("{paths}", {"paths": ["a", "b"]}, "to be a string or a number, got list"),
+        ("{flag}", {"flag": True}, "to be a string or a number, got bool"),
+        ("{path}", {"path": None}, "needs the argument 'path'"),
+        ("{path}", {"path": " "}, "gives an empty target"),
+    ]:
+        with pytest.raises(ValidationError, match="target: ") as info:
+            render_target(template, args, "t")
+        assert message in str(info.value), template
+    with pytest.raises(ValidationError, match="not a valid template"):
+        ToolRules({"x": ToolRule(target="{oops")})  # fails when the rules are built, not on the first call
+
+
+def test_intent_keeps_what_was_said_and_nothing_else() -> None:
+    intent = intent_from_meta(
+        {
+            "colony/rationale": "why",
+            "colony/rollback_plan": "  ",
+            "colony/evidence": {"tests": ["t"]},
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        }
+    )
+    assert (intent.rationale, intent.rollback_plan, intent.expected_outcome, intent.evidence) == (
+        "why",
+        None,
+        None,
+        {"tests": ["t"]},
+    )
+    assert intent.missing == ("rollback_plan", "expected_outcome")
+    assert intent_from_meta(None).missing == ("rationale", "rollback_plan", "expected_outcome", "evidence")
+    with pytest.raises(ValidationError, match=r"_meta.colony/rationale: must be a string"):
+        intent_from_meta({"colony/rationale": 5})
+    with pytest.raises(ValidationError, match=r"_meta.colony/evidence.x: contains a non-finite number"):
+        intent_from_meta({"colony/evidence": {"x": float("nan")}})
+    p = tool_call_proposal(
+        agent_id="a",
+        agent_type="t",
+        action_type="fs__write_file",
+        target="/x",
+        intent=intent,
+        expected_default="it works",
+        created_at=1.0,
+    )
+    assert (p.rationale, p.rollback_plan, p.expected_outcome, p.evidence) == ("why", "", "it works", {"tests": ["t"]})
+    assert (
+        tool_call_proposal(
+            agent_id="a",
+            agent_type="t",
+            action_type="x",
+            target="/x",
+            intent=intent_from_meta({}),
+            expected_default="e",
+            created_at=1.0,
+        ).rationale
+        == NOT_STATED
+    )
+
+
+def _retry(state: str | None, responses: dict[str, Any] | None) -> Context[Any, Any]:
+    return Context(input_params=types.InputResponseRequestParams(request_state=state, input_responses=responses))
+
+
+def test_an_approval_round_is_read_only_from_its_own_state() -> None:
+    held = approval.held_request("p-1", 0.62, "held", "d" * 64, "forward?")
+    assert approval.APPROVAL_KEY in held.input_requests and held.request_state
+    yes = {approval.APPROVAL_KEY: types.ElicitResult(action="accept", content={"approve": True})}
+    resumed = approval.resumed(_retry(held.request_state, yes), "d" * 64)
+    assert resumed is not None and (resumed.proposal_id, resumed.gate_score, resumed.approval.approved) == ("p-1", 0.62, True)
+    no_answer = approval.resumed(_retry(held.request_state, {}), "d" * 64)
+    assert no_answer is not None and not no_answer.approval.approved
+    assert approval.resumed(_retry(None, None), "d" * 64) is None
+    assert approval.resumed(None, "d" * 64) is None
+    with pytest.raises(ValidationError, match="belongs to another call"):
+        approval.resumed(_retry(held.request_state, yes), "e" * 64)
+    for bad in ("not json", '{"v": 1}', '{"v": 2, "proposal_id": "p", "gate_score": 1, "reason": "r"}'):
+        with pytest.raises(ValidationError, match="is not a colony approval round"):
+            approval.resumed(_retry(bad, yes), "d" * 64)
+    assert not approval.can_ask(None, attested=False) and not approval.can_ask(Context(), attested=False)
