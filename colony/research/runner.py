@@ -40,7 +40,7 @@ from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.models import ActionProposal, AgentTrustProfile, GateDecision, GateResult, ResourceCost, SignalType
 from colony.research.conditions import Condition, DecisionContext, build_conditions
 from colony.research.invariants import kernel_invariants
-from colony.research.oracle import OutcomeOracle
+from colony.research.oracle import Outcome, OutcomeOracle
 from colony.research.study_config import StudyConfig
 from colony.research.workload import RunWorkload, WorkItem
 
@@ -179,12 +179,21 @@ class _RunCache:
 
     proposals: dict[tuple[str, int, bool, float], ActionProposal] = field(default_factory=dict)
     findings: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+    outcomes: dict[tuple[str, float], Outcome] = field(default_factory=dict)
 
     def proposal(self, item: WorkItem, attempt: int, created_at: float, complete: bool) -> ActionProposal:
         key = (item.item_id, attempt, complete, created_at)
         found = self.proposals.get(key)
         if found is None:
             found = self.proposals[key] = item.proposal(attempt=attempt, created_at=created_at, complete=complete)
+        return found
+
+    def outcome(self, oracle: OutcomeOracle, item: WorkItem, p_fail: float) -> Outcome:
+        """The oracle's outcome of ``item`` at ``p_fail`` (a pure function of both: the same in every condition)."""
+        key = (item.item_id, p_fail)
+        found = self.outcomes.get(key)
+        if found is None:
+            found = self.outcomes[key] = oracle.outcome(item.run, item.item_id, p_fail=p_fail)
         return found
 
 
@@ -317,20 +326,21 @@ class _ConditionRunner:
     ) -> None:
         kernel = self.kernel
         proposal = self.cache.proposal(item, attempt, self.clock.now, complete)
-        trust = kernel.agent_profile(item.agent_id).trust_score
+        profile = kernel.agent_profile(item.agent_id)
+        trust = profile.trust_score
         budget_ok = kernel.resource_ledger.can_afford(proposal.budget_estimate)[0]
         risk, failure = _pressure(kernel, item.target)
         proposal_pressure = self._proposal_pressure(item.target)
         probe_score = self.probe.score(risk, failure)
         linked = supersedes if kernel.attestation is not None else None
         result = kernel.propose_action(proposal, supersedes=linked)
-        inputs = self._inputs(proposal, risk, failure, budget_ok, result)
+        inputs = self._inputs(proposal, profile, risk, failure, budget_ok, result)
         last = self.last_failure.get(item.target)
         p_fail = item.p_fail_for(complete=complete)
         ctx = DecisionContext(result, trust, budget_ok, inputs, kernel.gate.evaluate_inputs, proposal_pressure,
                               None if last is None else self.tick - last, p_fail)  # fmt: skip
         decision = self.condition.decide(ctx)
-        outcome = self.oracle.outcome(item.run, item.item_id, p_fail=p_fail)
+        outcome = self.cache.outcome(self.oracle, item, p_fail)
         executed = decision is GateDecision.EXECUTE and not item.flood
         probe_after = None
         attested = False
@@ -402,10 +412,20 @@ class _ConditionRunner:
         store = self.kernel.pheromones
         return store.unverified(target, SignalType.RISK), store.unverified(target, SignalType.FAILURE)
 
-    def _inputs(self, proposal: ActionProposal, risk: float, failure: float, budget_ok: bool, result: GateResult) -> GateInputs:
-        """The verdict's gate inputs, rebuilt from the kernel's parts and checked against the verdict."""
+    def _inputs(
+        self,
+        proposal: ActionProposal,
+        profile: AgentTrustProfile,
+        risk: float,
+        failure: float,
+        budget_ok: bool,
+        result: GateResult,
+    ) -> GateInputs:
+        """The verdict's gate inputs, rebuilt from the kernel's parts and checked against the verdict.
+
+        ``profile`` is the proposer's as the kernel held it when the proposal was made.
+        """
         kernel = self.kernel
-        profile = kernel.agent_profile(proposal.agent_id)
         inputs = GateInputs(
             trust_score=profile.trust_score,
             role=profile.role,
