@@ -1,4 +1,4 @@
-"""``colony benchmark``: run the four-condition study (paper §4.1) or re-analyse its traces.
+"""``colony benchmark``: run the synthetic study (paper §4.1), its sensitivity sweep, or re-analyse its traces.
 
 ``colony benchmark run [--runs 20 --agents 5 --items 50 --seed S --parallel N --output DIR] [--tradeoff]
 [--adversarial]`` writes ``workload.json`` (+ manifest), ``traces.jsonl`` and ``study.json`` under DIR
@@ -53,8 +53,8 @@ def register(subparsers: Any) -> None:
     """Add the ``benchmark`` subcommand and its ``run`` / ``analyze`` actions."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "benchmark",
-        help="run the four-condition gate benchmark (composite, static-trust, budget-only, always-execute)",
-        description="The paper's four-condition study on a seeded synthetic workload with an independent outcome oracle.",
+        help="run the synthetic study, its sweep, or re-analyse its traces",
+        description="The synthetic study (every condition in research.yaml) on a seeded workload with an independent outcome oracle.",
     )
     actions = parser.add_subparsers(dest="benchmark_action", metavar="ACTION")
     run = actions.add_parser("run", help="run the study and write workload, traces and results")

@@ -1,4 +1,4 @@
-"""Run the four-condition study end to end and write its artefacts.
+"""Run the synthetic study end to end and write its artefacts.
 
 ``run_study`` generates the workload (``workload.json`` + manifest), runs every run — on Dask
 workers (a ``LocalCluster`` of ``parallel`` processes, or the scheduler at ``scheduler``) when
@@ -263,7 +263,7 @@ def _run_study(
     analysis = analyze(records, cfg, policy, client=client)
     results: dict[str, Any] = {
         "schema": SCHEMA,
-        "title": "Four-condition benchmark of the colony actuation gate (paper §4.1)",
+        "title": "Synthetic study of the colony actuation gate: baselines, ceiling and ablations (paper §4.1)",
         "parameters": parameters,
         "policy": {"sha256": policy_sha, "values": policy_values},
         "provenance": {

@@ -136,7 +136,7 @@ class AnalysisSection:
 
 @dataclass(frozen=True, slots=True)
 class StudyConfig:
-    """Every parameter of the four-condition study."""
+    """Every parameter of the synthetic study."""
 
     schema_version: int
     study: StudySection

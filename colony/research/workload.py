@@ -1,4 +1,4 @@
-"""The versioned, seeded synthetic workload of the four-condition study.
+"""The versioned, seeded synthetic workload of the synthetic study.
 
 Each run gets its own workload (so runs are independent samples, paper §4.1.4): a set of
 targets of which a few are *fragile*, agents with a hidden competence and a supervised

@@ -1,4 +1,4 @@
-"""The four-condition study (``output/research/study.json``) in the shape the manuscript reads.
+"""The synthetic study (``output/research/study.json``) in the shape the manuscript reads.
 
 Rates keep their numerators and denominators, intervals their method and unit, hypotheses
 their statement, scope and verdict. The per-item table stays in the artefact (the manuscript
