@@ -71,9 +71,14 @@ async def test_a_receipt_with_a_lone_surrogate_is_a_clean_error_and_changes_noth
         pid = (await ok(call, "colony_propose_action", propose_args("receipt-agent", "pkg.r")))["proposal_id"]
         await ok(call, "colony_authorize_execution", {"proposal_id": pid})
         before = await ok(call, "colony_attestation_status")
-        for receipt in ('{"log": "\\udc80"}', '{"\\ud800x": 1}', '{"nested": [{"k": "\\udfff"}]}'):
+        lone = "is not valid Unicode text (it holds a lone surrogate)"
+        for receipt, path in (
+            ('{"log": "\\udc80"}', "receipt.log"),
+            ('{"\\ud800x": 1}', "receipt key"),
+            ('{"nested": [{"k": "\\udfff"}]}', "receipt.nested[0].k"),
+        ):
             message = await err(call, "colony_record_execution_receipt", {"proposal_id": pid, "receipt": receipt})
-            assert message == "receipt: holds a lone surrogate (a \\uD800-\\uDFFF escape without its pair)"
+            assert message == f"{path}: {lone}"
         assert await ok(call, "colony_attestation_status") == before
         paired = await ok(call, "colony_record_execution_receipt", {"proposal_id": pid, "receipt": '{"log": "\\ud83d\\ude00"}'})
         assert paired["proposal_id"] == pid  # a proper surrogate pair (an emoji) is fine

@@ -96,8 +96,16 @@ BAD_INPUT: list[tuple[str, dict[str, Any], str]] = [
     ("colony_propose_action", propose_args("a", "t", evidence='{"x": 1e999}'), "evidence.x: contains a non-finite number"),
     ("colony_propose_action", propose_args("a", "t", evidence="[1, 2]"), "evidence: must be a JSON object"),
     # regression (issue 18, item 7): a lone surrogate escape in evidence was "internal error (logged)"
-    ("colony_propose_action", propose_args("a", "t", evidence='{"tests": ["\\udc80"]}'), "evidence: holds a lone surrogate"),
-    ("colony_propose_action", propose_args("a", "t", evidence='{"\\ud800": 1}'), "evidence: holds a lone surrogate"),
+    (
+        "colony_propose_action",
+        propose_args("a", "t", evidence='{"tests": ["\\udc80"]}'),
+        "evidence.tests[0]: is not valid Unicode text (it holds a lone surrogate)",
+    ),
+    (
+        "colony_propose_action",
+        propose_args("a", "t", evidence='{"\\ud800": 1}'),
+        "evidence key: is not valid Unicode text (it holds a lone surrogate)",
+    ),
     ("colony_propose_action", propose_args("a\udc80", "t"), "agent_id: is not valid Unicode text"),
     ("colony_propose_action", propose_args("a", "t\ud800"), "target: is not valid Unicode text"),
     ("colony_propose_action", propose_args("a", "t", evidence={"tests": []}), "evidence: Input should be a valid string"),
