@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.colony-installed
 
-.PHONY: setup build test bench lock clean
+.PHONY: setup build test bench lock clean sweep
 
 setup: $(STAMP)
 
@@ -29,6 +29,11 @@ build: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks
+
+# the full sensitivity sweep of the synthetic study (Dask LocalCluster; SCHEDULER=ADDRESS for a real cluster);
+# writes output/benchmarks/sweep.json, which the build reads instead of running its reduced grid
+sweep: $(STAMP)
+	$(PY) -m colony.cli benchmark sweep $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 lock:
 	$(PYTHON) -m uv pip compile --universal --python-version 3.11 --extra all --extra dev pyproject.toml -o requirements.lock

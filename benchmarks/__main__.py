@@ -19,7 +19,9 @@ from pathlib import Path
 
 from benchmarks.common import OUTPUT
 
-QUICK = frozenset({"kernel", "attestation", "falsification", "mcp", "reference", "research", "gateway"})
+QUICK = frozenset(
+    {"kernel", "attestation", "falsification", "mcp", "reference", "research", "gateway", "mutation", "sweep_scaling"}
+)
 
 
 def available() -> list[str]:

@@ -61,6 +61,18 @@ def summary_us(samples: list[float]) -> dict[str, float]:
     }
 
 
+def cpu_seconds(client: Any = None) -> float:
+    """CPU seconds used so far by this process and, given a Dask client, by its worker processes."""
+    return time.process_time() + (sum(client.run(time.process_time).values()) if client is not None else 0.0)
+
+
+def timed(fn: Callable[[], Any], client: Any = None) -> tuple[Any, float, float]:
+    """``fn()``, its wall time and the CPU seconds it cost here and on the client's workers (whatever the load)."""
+    wall, cpu = time.perf_counter(), cpu_seconds(client)
+    out = fn()
+    return out, time.perf_counter() - wall, cpu_seconds(client) - cpu
+
+
 def write_artefact(name: str, results: dict[str, Any]) -> Path:
     """Write ``output/benchmarks/<name>.json`` with machine facts; return its path."""
     OUTPUT.mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,7 @@ _DISTRIBUTION_OF = {
     "jupyter_core": "ipykernel",
     "nbclient": "papermill",
     "pydriller": "pydriller",
+    "distributed": "dask",  # dask[distributed]
 }
 _SKIPPED = frozenset({"dev", "all", "docs"})  # test tools, and extras that only gather others
 

@@ -20,11 +20,12 @@ UNITS = (  # one panel per unit of measurement, its comparisons top to bottom
         ),
     ),
     (
+        "difference in share of next decisions not EXECUTE",
+        (("H2", "primary", "H2: same target − elsewhere"),),
+    ),
+    (
         "difference in gate score",
-        (
-            ("H2", "primary", "H2: probe, same target − elsewhere"),
-            ("H2", "score", "H2 (secondary): actual score"),
-        ),
+        (("H2", "score", "H2 (secondary): actual score"),),
     ),
     (
         "difference in utility per held item",
@@ -63,7 +64,7 @@ def _row(axes: Axes, y: int, h: dict[str, Any], comparison: str) -> None:
 
 
 def plot(ctx: FigureContext) -> Figure:
-    """One panel per unit (failure rate, score, utility); in each, a row per comparison with its interval and verdict."""
+    """One panel per unit (failure rate, share of decisions, score, utility); in each, a row per comparison with its interval and verdict."""
     study: dict[str, Any] = ctx.var("study")
     figure = new_figure(ctx.spec.size)
     if not study["present"]:
@@ -85,7 +86,7 @@ FIGURE = FigureSpec(
     caption=with_sources(
         "<% if study.present %>"
         "H1–H4 as paired differences between conditions (or between successors, for H2), each a ratio of sums pooled over "
-        "<< study.parameters.runs >> runs with a << (study.parameters.confidence * 100) | round | int >>% paired percentile "
+        "<< study.parameters.runs >> runs with a << (study.parameters.confidence * 100) | round | int >>% paired BCa "
         "bootstrap interval over runs; the verdict follows from the interval's position relative to zero in the direction "
         "the hypothesis expects: below zero for H1, H2 and H4, above it for H3. One panel per unit, so failure rates, "
         "scores and utilities are never read off one axis; n is the number of paired runs. Secondary comparisons are "
@@ -95,13 +96,13 @@ FIGURE = FigureSpec(
         "notebooks/05_research_study.ipynb",
         "colony/research/hypotheses.py",
     ),
-    alt="Three stacked forest plots, one per unit, of seven paired differences with intervals around zero, each with a verdict.",
+    alt="Four stacked forest plots, one per unit, of seven paired differences with intervals around zero, each with a verdict.",
     description=(
-        "Three panels, each with its own horizontal axis and unit. The first, in failure rate, has H1 (composite minus "
+        "Four panels, each with its own horizontal axis and unit. The first, in failure rate, has H1 (composite minus "
         "always-execute) and H4 (composite minus a random and minus a trust-ranked choice of the same number of items). "
-        "The second, in gate score, has H2 (probe score at the same target minus elsewhere, then the secondary "
-        "actual-score comparison). The third, in utility per held item, has H3 (HOLD then revise, minus executing at once "
-        "and minus refusing at once). Each row shows the estimate as a marker with a horizontal interval; marker shape and colour "
+        "The second has H2, the share of next kernel decisions that were not EXECUTE at the same target minus elsewhere; "
+        "the third its secondary comparison in gate score. The fourth, in utility per held item, has H3 (HOLD then "
+        "revise, minus executing at once and minus refusing at once). Each row shows the estimate as a marker with a horizontal interval; marker shape and colour "
         "encode the verdict printed at the right (supported, not supported, inconclusive, or secondary), with the number of "
         "paired runs. A vertical line marks zero in each panel; H1, H2 and H4 are supported when the whole interval lies below it, H3 "
         "when it lies above."

@@ -1,4 +1,4 @@
-"""Figure: per-condition rates of the four-condition study with bootstrap intervals (offline-synthetic measurement)."""
+"""Figure: per-condition rates of the study with bootstrap intervals (offline-synthetic measurement)."""
 
 from __future__ import annotations
 
@@ -30,12 +30,12 @@ def plot(ctx: FigureContext) -> Figure:
             m = study["conditions"][condition]["metrics"][metric]
             if m["value"] is None:
                 continue
-            colour = OKABE_ITO[SERIES[i]]
+            colour = OKABE_ITO[SERIES[i % len(SERIES)]]
             axes.errorbar(
                 [m["value"]],
                 [i],
                 xerr=[[m["value"] - m["ci_low"]], [m["ci_high"] - m["value"]]],
-                fmt=MARKERS[i],
+                fmt=MARKERS[i % len(MARKERS)],
                 color=colour,
                 markersize=5,
                 capsize=2.5,
@@ -59,9 +59,9 @@ FIGURE = FigureSpec(
     id="study_rates",
     caption=with_sources(
         "<% if study.present %>"
-        "Four conditions on the same synthetic workload (<< study.parameters.runs >> runs × "
+        "The << study.condition_count >> conditions on the same synthetic workload (<< study.parameters.runs >> runs × "
         "<< study.parameters.n_items >> measured items): share of items executed, failures among executed items, failures "
-        "per item and utility per item, each with its << (study.parameters.confidence * 100) | round | int >>% percentile "
+        "per item and utility per item, each with its << (study.parameters.confidence * 100) | round | int >>% BCa "
         "bootstrap interval over runs (<< study.parameters.bootstrap_samples | count >> resamples) and, at the right, its "
         "numerator and denominator pooled over runs. Offline-synthetic: outcomes come from the workload's oracle, not from "
         "real changes."
@@ -70,10 +70,10 @@ FIGURE = FigureSpec(
         "notebooks/05_research_study.ipynb",
         "colony/research/study.py",
     ),
-    alt="Four dot-and-interval panels comparing composite, static-trust, budget-only and always-execute on four rates.",
+    alt="Four dot-and-interval panels comparing every condition of the study on four rates.",
     description=(
-        "Each panel lists the four conditions top to bottom (composite gate, static trust threshold, budget only, always "
-        "execute), each with its own colour and marker, and plots one rate as a point with a horizontal interval; the pooled "
+        "Each panel lists the conditions top to bottom (the composite gate first, then the baselines, the oracle "
+        "ceiling, the learned policy and the composite's ablations), each with its own colour and marker, and plots one rate as a point with a horizontal interval; the pooled "
         "numerator and denominator are printed at the right edge, so every rate can be recomputed from its counts. The "
         "utility panel has a vertical line at zero. Reading across a row compares one condition on all four rates; reading "
         "down a panel compares the conditions on one rate, and overlapping intervals mean the runs do not separate them."

@@ -74,7 +74,16 @@ def plot(ctx: FigureContext) -> Figure:
             rows = sorted(per_condition[condition].values(), key=lambda r: r["run"])
             ys = [r[numerator] / r["n_items"] for r in rows]
             xs = [i + _jitter(r["run"]) for r in rows]  # fixed by the run, so the figure's bytes do not change
-            axes.scatter(xs, ys, marker=MARKERS[i], s=16, color=OKABE_ITO[SERIES[i]], edgecolor="black", linewidth=0.3, zorder=2)
+            axes.scatter(
+                xs,
+                ys,
+                marker=MARKERS[i % len(MARKERS)],
+                s=16,
+                color=OKABE_ITO[SERIES[i % len(SERIES)]],
+                edgecolor="black",
+                linewidth=0.3,
+                zorder=2,
+            )
         axes.set_xticks(range(len(order)))
         axes.set_xticklabels([c.replace("_", "\n") for c in order], fontsize=7.5)
         axes.set_title(label, fontsize=8.5)
@@ -97,10 +106,10 @@ FIGURE = FigureSpec(
         __file__,
         "notebooks/05_research_study.ipynb",
     ),
-    alt="Two paired dot plots over four conditions, failures per item and executed share, above stacked bars per run.",
+    alt="Two paired dot plots over the study's conditions, failures per item and executed share, above stacked bars per run.",
     description=(
-        "Both panels have the four conditions on the horizontal axis: composite, static trust, budget only and always "
-        "execute, each with its own marker and colour. Every run contributes one point per condition, and a thin grey line "
+        "Both panels have the study's conditions on the horizontal axis, the composite gate first, then the baselines, "
+        "the oracle ceiling, the learned policy and the ablations, each with its own marker and colour. Every run contributes one point per condition, and a thin grey line "
         "joins the points of the same run, so the panels read as paired comparisons. The left panel plots failures per "
         "measured item and the right panel the share of items executed; the spread between runs shows how much a single run "
         "of the synthetic workload varies, and the composite gate's executed share falls into two clusters. The bottom "

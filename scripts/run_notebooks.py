@@ -2,7 +2,9 @@
 
 * the notebook batch runner: ``python -m <package>.notebooks run --output-dir output/notebooks``
   (when ``<package>/notebooks.py`` or a ``notebooks`` package with ``__main__`` exists);
-* the research study: ``python -m <package>.cli benchmark run`` → ``output/research/``;
+* the research study with its trade-off curves and adversarial workloads:
+  ``python -m <package>.cli benchmark run --tradeoff --adversarial`` → ``output/research/``;
+* the sensitivity sweep's reduced grid, when no full result exists: ``... benchmark sweep --grid reduced --if-no-full``;
 * the real-history study: ``python -m <package>.cli history study`` → ``output/history/study.json``
   (when ``<package>/history/study.py`` and ``data/history/`` exist; a dataset that does not match its
   manifest stops the build);
@@ -65,10 +67,29 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
             "--quiet",
             "--parallel",
             "2",
+            "--tradeoff",
+            "--adversarial",
             "--output",
             c.rel(c.out.root / "research"),
         ],
         lambda c: list(iter_files(c.out.root / "research")),
+    ),
+    # the sensitivity sweep: the reduced grid, only when no full result (make sweep) exists
+    FixtureCommand(
+        "sweep",
+        lambda pkg: (pkg / "research" / "sweep.py").is_file() and (pkg / "cli.py").is_file(),
+        lambda c: [
+            sys.executable,
+            "-m",
+            f"{c.package}.cli",
+            "benchmark",
+            "sweep",
+            "--grid",
+            "reduced",
+            "--if-no-full",
+            "--quiet",
+        ],
+        lambda c: [p for p in (c.out.root / "research" / "sweep.json",) if p.is_file()],
     ),
     # measured timings are inputs of the build: made once (quick mode) when absent, then reused
     FixtureCommand(
@@ -83,9 +104,10 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
             "attestation",
             "mcp",
             "gateway",
+            "mutation",
             "--quick",
             "--missing",
-        ],
+        ],  # fmt: skip
         lambda c: [],
     ),
     # the real-history study: checks each committed dataset against its manifest (fails closed on a

@@ -1,6 +1,6 @@
 """Command-line front end of the batch runner, shared by ``colony notebooks`` and ``python -m colony.notebooks``.
 
-    colony notebooks run [NAME ...] [--parallel N] [-p [notebook.]key=value ...] [--output-dir DIR]
+    colony notebooks run [NAME ...] [--parallel N | --scheduler ADDRESS] [-p [notebook.]key=value ...] [--output-dir DIR]
     colony notebooks list
 
 ``run`` exits 0 when every notebook succeeded and 1 otherwise (the failed executed
@@ -30,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     run = actions.add_parser("run", help="execute notebooks with papermill", description="Execute the notebooks with papermill.")
     run.add_argument("names", nargs="*", help="notebooks to run, e.g. 02_decay or decay (default: all)")
-    run.add_argument("--parallel", type=int, default=2, help="worker processes (default 2)")
+    run.add_argument("--parallel", type=int, default=2, help="Dask LocalCluster worker processes (default 2; 1: serially)")
+    run.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS instead of a LocalCluster")
     run.add_argument(
         "-p",
         "--parameter",
@@ -91,7 +92,8 @@ def run_command(args: argparse.Namespace) -> int:
     if args.action != "run":
         raise ValidationError("action", "choose an action: run or list")
     params = _parameters(args.parameter)
-    print(f"running notebooks with {args.parallel} worker(s) → {Path(args.output_dir)}", file=sys.stderr, flush=True)
+    where = f"Dask scheduler {args.scheduler}" if args.scheduler else f"{args.parallel} worker(s)"
+    print(f"running notebooks on {where} → {Path(args.output_dir)}", file=sys.stderr, flush=True)
     results = run_all(
         names=args.names or None,
         parameters=params,
@@ -99,6 +101,7 @@ def run_command(args: argparse.Namespace) -> int:
         output_dir=args.output_dir,
         notebook_dir=args.notebook_dir,
         progress=_print_progress,
+        scheduler=args.scheduler,
     )
     failed = [r for r in results if not r.ok]
     if args.json:

@@ -1,25 +1,26 @@
-"""Batch runner: execute the parameterised notebooks with papermill in a process pool.
+"""Batch runner: execute the parameterised notebooks with papermill, in parallel on Dask distributed.
 
 Every parameter of every selected notebook is validated before a worker or kernel
-starts. Each notebook runs in its own worker process (papermill plus one kernel), its
-executed copy is saved under ``output_dir`` whether it succeeds or fails, and a failed
-notebook's error (exception name, value, cell) is kept in its result.
+starts. The batch runs on a Dask ``LocalCluster`` of ``parallel`` single-threaded worker
+processes (or on the scheduler at ``scheduler``, or on a ``client`` the caller holds; with
+``parallel=1`` and neither, serially in this process): each task is papermill plus one
+kernel. A notebook's executed copy is saved under ``output_dir`` whether it succeeds or
+fails, and a failed notebook's error (exception name, value, cell) is kept in its result.
 """
 
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from colony.distributed import dask_client, map_ordered
 from colony.errors import ValidationError
 from colony.notebooks.parameters import NotebookParameter, parameter_spec, validate_against
 
@@ -227,17 +228,6 @@ def _previous_duration(executed: Path) -> float:
         return 0.0
 
 
-def _context() -> Any:
-    # forkserver: workers fork from a clean server that has papermill imported once,
-    # not from the (possibly threaded) caller
-    methods = multiprocessing.get_all_start_methods()
-    if "forkserver" in methods:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["papermill", "colony.notebooks.runner"])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
 def run_all(
     *,
     names: Sequence[str] | None = None,
@@ -247,19 +237,25 @@ def run_all(
     notebook_dir: str | Path | None = None,
     cwd: str | Path | None = None,
     progress: Callable[[NotebookResult, int, int], None] | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
 ) -> list[NotebookResult]:
-    """Execute notebooks with papermill, ``parallel`` at a time; results in name order.
+    """Execute notebooks with papermill on Dask, ``parallel`` at a time; results in name order.
 
     Parameters:
         names: notebooks to run (default: all ``NN_*.ipynb`` under ``notebook_dir``).
         parameters: ``{key: value}`` for every notebook declaring ``key``, and/or
             ``{notebook: {key: value}}`` for one notebook.
-        parallel: worker processes (each runs papermill and one kernel).
+        parallel: LocalCluster worker processes (each runs papermill and one kernel); 1 runs
+            the batch serially in this process.
         output_dir: where executed notebooks go; notebooks receive it (absolute) as
             their ``output_dir`` parameter and write their JSON and figures there.
         notebook_dir: source notebooks (default: the repository's ``notebooks/``).
         cwd: working directory of the kernels (default: the current directory).
         progress: called as ``progress(result, done, total)`` as each notebook finishes.
+        scheduler: the address of a running Dask scheduler to use instead of a LocalCluster
+            (its workers must see the same paths).
+        client: a Dask client the caller already holds (``parallel`` and ``scheduler`` are then unused).
 
     A failed notebook does not stop the others; check ``result.ok``.
     """
@@ -283,12 +279,19 @@ def run_all(
         jobs.append((name, str(path.resolve()), str(out / path.name), params, workdir))
     # longest first (by the previous run's duration): a long notebook submitted last would idle the other workers
     jobs.sort(key=lambda job: -_previous_duration(Path(job[2])))
-    results: dict[str, NotebookResult] = {}
-    with ProcessPoolExecutor(max_workers=min(parallel, len(jobs)), mp_context=_context()) as pool:
-        futures = [pool.submit(_execute, *job) for job in jobs]
-        for done, future in enumerate(as_completed(futures), start=1):
-            result = future.result()
-            results[result.name] = result
-            if progress is not None:
-                progress(result, done, len(jobs))
+    if client is not None:
+        opened: Any = nullcontext(client)
+    elif scheduler is not None or min(parallel, len(jobs)) > 1:
+        opened = dask_client(workers=min(parallel, len(jobs)), scheduler=scheduler)
+    else:
+        opened = nullcontext(None)
+
+    def report(done: int, total: int, result: NotebookResult) -> None:
+        if progress is not None:
+            progress(result, done, total)
+
+    # tasks are submitted longest first; Dask starts independent tasks in submission order
+    with opened as active:
+        finished = map_ordered(active, _execute, jobs, progress=report)
+    results = {r.name: r for r in finished}
     return [results[name] for name in notebooks]

@@ -1,9 +1,12 @@
-"""colony.research: the four-condition benchmark of paper §4.1, and the gate's verification tools.
+"""colony.research: the study of paper §4.1 (its four conditions and more), and the gate's verification tools.
 
 * :mod:`~colony.research.study_config` — the study's parameters (``colony/config/research.yaml``);
 * :mod:`~colony.research.workload` — the versioned, seeded synthetic workload with hidden ground truth;
 * :mod:`~colony.research.oracle` — the independent outcome oracle;
-* :mod:`~colony.research.conditions` — composite, static-trust, budget-only, always-execute adapters;
+* :mod:`~colony.research.conditions` — the conditions registry: composite, baselines, oracle ceiling, learned
+  policy (:mod:`~colony.research.learned`) and ablations (:mod:`~colony.research.ablations`);
+* :mod:`~colony.research.tradeoff`, :mod:`~colony.research.adversarial_study`, :mod:`~colony.research.sweep` —
+  trade-off curves, adversarial workloads and the sensitivity sweep;
 * :mod:`~colony.research.runner` / :mod:`~colony.research.study` — running it, writing its artefacts;
 * :mod:`~colony.research.metrics`, :mod:`~colony.research.outcomes`, :mod:`~colony.research.analysis`,
   :mod:`~colony.research.hypotheses` — rates with denominators, paired bootstrap intervals, H1–H4;
@@ -11,7 +14,7 @@
   :mod:`~colony.research.invariants`, :mod:`~colony.research.formal` — verification of the gate.
 
 >>> from colony.research import load_study_config
->>> load_study_config().conditions.order
+>>> load_study_config().conditions.order[:4]
 ('composite', 'static_trust', 'budget_only', 'always_execute')
 """
 

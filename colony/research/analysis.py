@@ -13,13 +13,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from colony.config import Policy
-from colony.research.hypotheses import h1_failure_rate, h2_locality, h3_hold_value, h4_matched_volume
+from colony.distributed import submit
+from colony.research.hypotheses import h1_failure_rate, h2_locality, h3_hold_value, h4_matched_volume, holm
 from colony.research.metrics import (
     bootstrap_ratio,
     brier_score,
     expected_calibration_error,
     log_loss,
     paired_bootstrap,
+    rate,
     reliability_bins,
     selective_risk,
 )
@@ -118,19 +120,30 @@ def _calibration(items: dict[tuple[str, int, str], dict[str, Any]], cfg: StudyCo
     return out
 
 
-def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy) -> dict[str, Any]:
-    """Every table, interval and hypothesis test of the study, from its trace records."""
+def analyze(
+    records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy, *, light: bool = False, client: Any = None
+) -> dict[str, Any]:
+    """Every table, interval and hypothesis test of the study, from its trace records.
+
+    ``light`` (the sweep's cells) keeps the rates (point values) and H1–H4 with Holm, and skips
+    the rates' intervals, the per-item table, the paired differences, the mixed model and the
+    calibration. With a Dask ``client`` the mixed models are fitted on its workers while the
+    bootstrap intervals are computed here; the result does not depend on where they ran.
+    """
     a = cfg.analysis
     seed = cfg.study.seed
     boot: dict[str, Any] = {"seed": seed, "samples": a.bootstrap_samples, "confidence": a.confidence}
     conditions = list(cfg.conditions.order)
     utility = (cfg.utility.success, cfg.utility.failure, cfg.utility.not_executed)
-    items = item_dispositions(records, utility=utility, revision_cost=cfg.hold.revision_cost)
+    items = item_dispositions(
+        records, utility=utility, revision_cost=cfg.hold.revision_cost, delay_cost=cfg.hold.delay_cost_per_tick
+    )
     counts = run_counts(items.values())
     runs = sorted({run for (_c, run) in counts})
     for c in conditions:
         for r in runs:
             counts.setdefault((c, r), dict.fromkeys(COUNT_FIELDS, 0))
+    mixed = None if light else _submit_mixed(items, conditions, a.confidence, seed, client)
 
     per_condition: dict[str, Any] = {}
     for c in conditions:
@@ -139,12 +152,20 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy)
         for name, (num, den, meaning) in METRICS.items():
             nums = [counts[(c, r)][num] for r in runs]
             dens = [counts[(c, r)][den] for r in runs]
-            pooled[name] = {**bootstrap_ratio(nums, dens, label=f"{c}:{name}", **boot), "meaning": meaning}
+            if light:
+                pooled[name] = {**rate(sum(nums), sum(dens)).to_dict(), "meaning": meaning}
+            else:
+                pooled[name] = {**bootstrap_ratio(nums, dens, label=f"{c}:{name}", **boot), "meaning": meaning}
         totals = {k: sum(counts[(c, r)][k] for r in runs) for k in COUNT_FIELDS}
-        per_condition[c] = {"per_run": per_run, "totals": totals, "metrics": pooled}
+        per_condition[c] = {
+            "per_run": per_run,
+            "totals": totals,
+            "metrics": pooled,
+            "per_run_failure_rate": _run_rates(counts, c, runs),
+        }
 
     paired: dict[str, Any] = {}
-    for c in conditions[1:]:
+    for c in conditions[1:] if not light else ():
         paired[c] = {}
         for name in PAIRED_METRICS:
             num, den, _ = METRICS[name]
@@ -160,11 +181,14 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy)
             runs,
             utility=utility,
             revision_cost=cfg.hold.revision_cost,
-            hazard_medium=policy.gate.hazard_medium,
+            delay_cost=cfg.hold.delay_cost_per_tick,
             **boot,
         ),
         "H4": h4_matched_volume(items, counts, runs, **boot),
     }
+    if light:
+        return {"runs": runs, "conditions": conditions, "per_condition": per_condition, "hypotheses": hypotheses,
+                "holm": holm(hypotheses, alpha=1.0 - a.confidence)}  # fmt: skip
     return {
         "runs": runs,
         "conditions": conditions,
@@ -176,5 +200,52 @@ def analyze(records: Sequence[dict[str, Any]], cfg: StudyConfig, policy: Policy)
             "by_baseline": paired,
         },
         "hypotheses": hypotheses,
+        "holm": holm(hypotheses, alpha=1.0 - a.confidence),
+        "mixed_model": {k: f.result() for k, f in (mixed or {}).items()},
         "calibration": _calibration(items, cfg),
     }
+
+
+def _run_rates(counts: dict[tuple[str, int], dict[str, float]], c: str, runs: Sequence[int]) -> dict[str, Any]:
+    """Each run's own failure rate; a run that executed nothing has an undefined rate, listed, never dropped silently."""
+    rates = {r: (counts[(c, r)]["failures"] / counts[(c, r)]["executed"] if counts[(c, r)]["executed"] else None) for r in runs}
+    defined = [v for v in rates.values() if v is not None]
+    return {
+        "by_run": [{"run": r, "value": v} for r, v in rates.items()],
+        "runs_without_execution": [r for r, v in rates.items() if v is None],
+        "defined_runs": len(defined),
+        "mean_of_defined_runs": sum(defined) / len(defined) if defined else None,
+        "note": "the pooled rate weights runs by their executions, so a run with none does not enter it; it is listed here",
+    }
+
+
+def _mixed_one(rows: list[dict[str, Any]], other: str, confidence: float, seed: int) -> dict[str, Any]:
+    """One mixed logistic fit, composite against ``other``; a fit the data cannot support is reported, not raised."""
+    from colony.errors import ValidationError
+    from colony.research.mixed import mixed_logit
+
+    try:
+        return mixed_logit(rows, "composite", other, confidence=confidence, seed=seed)
+    except ValidationError as exc:
+        return {"error": str(exc)}
+
+
+def _submit_mixed(
+    items: dict[tuple[str, int, str], dict[str, Any]], conditions: Sequence[str], confidence: float, seed: int, client: Any
+) -> dict[str, Any]:
+    """The mixed logistic models, composite against always-execute and against static trust, on executed items.
+
+    Returns ``{"composite_vs_<other>": future}`` (each computed now without a client).
+    """
+    out: dict[str, Any] = {}
+    for other in ("always_execute", "static_trust"):
+        if other not in conditions:
+            continue
+        rows = [
+            {"condition": it["condition"], "run": it["run"], "agent_id": it["agent_id"],
+             "failed": it["disposition"] == "executed_failed"}
+            for it in items.values()
+            if it["condition"] in ("composite", other) and it["disposition"].startswith("executed")
+        ]  # fmt: skip
+        out[f"composite_vs_{other}"] = submit(client, _mixed_one, rows, other, confidence, seed)
+    return out

@@ -1,4 +1,4 @@
-"""The study's four conditions as policy adapters behind one interface (paper §4.1.1).
+"""The study's conditions as policy adapters behind one interface (paper §4.1.1), and their registry.
 
 Every condition runs the same kernel pipeline on the same ordered workload: the proposal
 goes through ``ColonyKernel.propose_action`` (so trust, role, budget and pressure evolve
@@ -7,43 +7,72 @@ condition's adapter turns a :class:`DecisionContext` into the decision that is a
 
 * ``composite`` — the kernel's verdict (budget, local hazard, trust, completeness, role,
   falsification);
-* ``static_trust`` — EXECUTE iff the agent's current trust ≥ a fixed threshold
-  (``conditions.static_trust_threshold``), else REFUSE;
-* ``budget_only`` — EXECUTE iff the resource ledger can afford the estimate, else HOLD
-  (the integrated budget semantics);
-* ``always_execute`` — EXECUTE (the unsafe control).
+* ``static_trust`` — EXECUTE iff the agent's current trust ≥ a fixed threshold, else REFUSE;
+* ``budget_only`` — EXECUTE iff the resource ledger can afford the estimate, else HOLD;
+* ``always_execute`` — EXECUTE (the unsafe control);
+* ``oracle`` — the ceiling: EXECUTE iff the attempt's *hidden* failure probability is below
+  the break-even point the utility weights set, else REFUSE (no real policy can see it);
+* ``hazard_only`` — HOLD when a failure was reported at the target in the last k ticks;
+* ``learned`` (:mod:`~colony.research.learned`) and the composite ablations
+  (:mod:`~colony.research.ablations`) register themselves the same way.
 
-Adapters are pure: they read the context and nothing else. New conditions register a
-factory with :func:`register_condition`.
+Adapters are pure: they read the context and nothing else. A factory receives the study
+parameters and the policy in force and returns a condition; :func:`register_condition`
+adds one, and the runner never learns their names.
 
+>>> from colony.config import default_policy
 >>> from colony.models import GateDecision, GateResult
 >>> from colony.research.study_config import load_study_config
->>> ctx = DecisionContext(GateResult(GateDecision.HOLD, 0.725, "hazard"), trust=0.55, budget_ok=True)
->>> [c.decide(ctx).value for c in build_conditions(load_study_config())]
-['hold', 'execute', 'execute', 'execute']
+>>> ctx = DecisionContext(GateResult(GateDecision.HOLD, 0.725, "hazard"), trust=0.55, budget_ok=True, p_fail=0.1)
+>>> cfg = load_study_config()
+>>> [build_condition(n, cfg, default_policy()).decide(ctx).value for n in ("composite", "static_trust", "budget_only")]
+['hold', 'execute', 'execute']
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from colony.errors import ValidationError
 from colony.models import GateDecision, GateResult
 from colony.research.study_config import StudyConfig
 
+if TYPE_CHECKING:
+    from colony.actuation_gate import GateInputs
+    from colony.config import Policy
+
 __all__ = [
+    "NEEDS",
     "AlwaysExecute",
     "BudgetOnly",
     "Composite",
     "Condition",
+    "ConditionFactory",
     "DecisionContext",
+    "HazardOnly",
+    "OracleCeiling",
     "StaticTrust",
+    "break_even",
+    "build_condition",
     "build_conditions",
     "condition_names",
+    "needs_from_result",
     "register_condition",
 ]
+
+# what a held item waits for before it is proposed again (see colony.research.runner)
+NEEDS = ("budget", "decay", "evidence", "recent_failure", "trust")
+_REQUIRED_TO_NEED = {
+    "budget_recovered": "budget",
+    "wait_for_risk_pheromone_to_decay_or_address_root_cause": "decay",
+    "add_concrete_rollback_plan": "evidence",
+    "supply_supporting_evidence": "evidence",
+    "define_expected_outcome": "evidence",
+    "resolve_falsification_findings": "evidence",
+    "increase_trust_score_via_accepted_proposals": "trust",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +83,21 @@ class DecisionContext:
         gate: the kernel's verdict for this proposal (computed in every condition).
         trust: the proposing agent's trust just before the proposal.
         budget_ok: whether the ledger could afford the proposal's estimate just before it.
+        inputs: the gate inputs the kernel's verdict was computed from (checked by the runner).
+        rescore: the kernel's gate arithmetic, for conditions that re-score changed inputs.
+        proposal_pressure: (RISK, FAILURE) at the target that is outstanding proposal-time deposits.
+        ticks_since_failure: ticks since this condition last saw a failed outcome at the target.
+        p_fail: the attempt's *hidden* failure probability; only the oracle ceiling reads it.
     """
 
     gate: GateResult
     trust: float
     budget_ok: bool
+    inputs: GateInputs | None = None
+    rescore: Callable[[GateInputs], GateResult] | None = None
+    proposal_pressure: tuple[float, float] = (0.0, 0.0)
+    ticks_since_failure: int | None = None
+    p_fail: float | None = None
 
 
 class Condition(Protocol):
@@ -72,16 +111,39 @@ class Condition(Protocol):
 
     def decide(self, ctx: DecisionContext) -> GateDecision: ...
 
+    def hold_needs(self, ctx: DecisionContext) -> frozenset[str]:
+        """What a HOLD from this condition waits for (some of :data:`NEEDS`)."""
+        ...
+
+
+ConditionFactory = Callable[[StudyConfig, "Policy"], Condition]
+
+
+def needs_from_result(result: GateResult) -> frozenset[str]:
+    """The needs a gate result's ``required_evidence`` names (a budget HOLD waits for budget)."""
+    needs = {_REQUIRED_TO_NEED[r] for r in result.required_evidence if r in _REQUIRED_TO_NEED}
+    return frozenset(needs or {"trust"})
+
+
+def break_even(cfg: StudyConfig) -> float:
+    """The failure probability at which executing and not executing have equal expected utility."""
+    u = cfg.utility
+    return (u.success - u.not_executed) / (u.success - u.failure)
+
 
 @dataclass(frozen=True, slots=True)
 class Composite:
-    """The released composite gate: the kernel's own verdict."""
+    """The released composite gate: the kernel's own verdict (the one condition whose ledger can attest it)."""
 
+    attested: ClassVar[bool] = True
     name: str = "composite"
     description: str = "ColonyKernel verdict: budget, local hazard, trust, completeness, role and falsification"
 
     def decide(self, ctx: DecisionContext) -> GateDecision:
         return ctx.gate.decision
+
+    def hold_needs(self, ctx: DecisionContext) -> frozenset[str]:
+        return needs_from_result(ctx.gate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +157,9 @@ class StaticTrust:
     def decide(self, ctx: DecisionContext) -> GateDecision:
         return GateDecision.EXECUTE if ctx.trust >= self.threshold else GateDecision.REFUSE
 
+    def hold_needs(self, ctx: DecisionContext) -> frozenset[str]:
+        return frozenset()
+
 
 @dataclass(frozen=True, slots=True)
 class BudgetOnly:
@@ -105,6 +170,9 @@ class BudgetOnly:
 
     def decide(self, ctx: DecisionContext) -> GateDecision:
         return GateDecision.EXECUTE if ctx.budget_ok else GateDecision.HOLD
+
+    def hold_needs(self, ctx: DecisionContext) -> frozenset[str]:
+        return frozenset({"budget"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,12 +185,48 @@ class AlwaysExecute:
     def decide(self, ctx: DecisionContext) -> GateDecision:
         return GateDecision.EXECUTE
 
+    def hold_needs(self, ctx: DecisionContext) -> frozenset[str]:
+        return frozenset()
 
-_REGISTRY: dict[str, Callable[[StudyConfig], Condition]] = {}
+
+@dataclass(frozen=True, slots=True)
+class OracleCeiling:
+    """EXECUTE exactly the attempts whose hidden failure probability is below break-even (a ceiling)."""
+
+    cutoff: float
+    name: str = "oracle"
+    description: str = "ceiling: EXECUTE iff the hidden failure probability is below the utility break-even, else REFUSE"
+
+    def decide(self, ctx: DecisionContext) -> GateDecision:
+        if ctx.p_fail is None:
+            raise ValidationError("p_fail", "the oracle ceiling needs the attempt's hidden failure probability")
+        return GateDecision.EXECUTE if ctx.p_fail < self.cutoff else GateDecision.REFUSE
+
+    def hold_needs(self, ctx: DecisionContext) -> frozenset[str]:
+        return frozenset()
 
 
-def register_condition(name: str, factory: Callable[[StudyConfig], Condition]) -> None:
-    """Register a condition factory under ``name`` (replacing any earlier one)."""
+@dataclass(frozen=True, slots=True)
+class HazardOnly:
+    """HOLD when a failed outcome was reported at the target within the last ``ticks`` ticks, else EXECUTE."""
+
+    ticks: int
+    name: str = "hazard_only"
+    description: str = "HOLD iff a failure was reported at the target in the last k ticks, else EXECUTE"
+
+    def decide(self, ctx: DecisionContext) -> GateDecision:
+        recent = ctx.ticks_since_failure is not None and ctx.ticks_since_failure < self.ticks
+        return GateDecision.HOLD if recent else GateDecision.EXECUTE
+
+    def hold_needs(self, ctx: DecisionContext) -> frozenset[str]:
+        return frozenset({"recent_failure"})
+
+
+_REGISTRY: dict[str, ConditionFactory] = {}
+
+
+def register_condition(name: str, factory: ConditionFactory) -> None:
+    """Register a condition factory ``factory(cfg, policy)`` under ``name`` (replacing any earlier one)."""
     if not isinstance(name, str) or not name.strip():
         raise ValidationError("name", "must be a non-empty string", value=name)
     _REGISTRY[name] = factory
@@ -133,15 +237,32 @@ def condition_names() -> tuple[str, ...]:
     return tuple(sorted(_REGISTRY))
 
 
-def build_conditions(cfg: StudyConfig) -> tuple[Condition, ...]:
-    """The conditions of ``cfg`` in its configured order."""
+def build_condition(name: str, cfg: StudyConfig, policy: Policy) -> Condition:
+    """The registered condition ``name``, built for ``cfg`` and ``policy``."""
+    if name not in _REGISTRY:
+        raise ValidationError("condition", f"unknown condition {name!r}; registered: {list(condition_names())}", value=name)
+    return _REGISTRY[name](cfg, policy)
+
+
+def build_conditions(cfg: StudyConfig, policy: Policy | None = None) -> tuple[Condition, ...]:
+    """The conditions of ``cfg`` in its configured order, built for ``policy`` (default: the one in force)."""
+    if policy is None:
+        from colony.config import default_policy
+
+        policy = default_policy()
     unknown = [n for n in cfg.conditions.order if n not in _REGISTRY]
     if unknown:
         raise ValidationError("conditions.order", f"unknown conditions {unknown}; registered: {list(condition_names())}")
-    return tuple(_REGISTRY[n](cfg) for n in cfg.conditions.order)
+    return tuple(_REGISTRY[n](cfg, policy) for n in cfg.conditions.order)
 
 
-register_condition("composite", lambda cfg: Composite())
-register_condition("static_trust", lambda cfg: StaticTrust(cfg.conditions.static_trust_threshold))
-register_condition("budget_only", lambda cfg: BudgetOnly())
-register_condition("always_execute", lambda cfg: AlwaysExecute())
+register_condition("composite", lambda cfg, policy: Composite())
+register_condition("static_trust", lambda cfg, policy: StaticTrust(cfg.conditions.static_trust_threshold))
+register_condition("budget_only", lambda cfg, policy: BudgetOnly())
+register_condition("always_execute", lambda cfg, policy: AlwaysExecute())
+register_condition("oracle", lambda cfg, policy: OracleCeiling(break_even(cfg)))
+register_condition("hazard_only", lambda cfg, policy: HazardOnly(cfg.conditions.hazard_only_ticks))
+
+# the learned policy and the ablations register themselves (imported last: they import this module)
+from colony.research import ablations as _ablations  # noqa: E402, F401
+from colony.research import learned as _learned  # noqa: E402, F401

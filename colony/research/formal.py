@@ -30,7 +30,7 @@ from colony.config import default_policy
 if TYPE_CHECKING:
     from colony.config import Policy
 
-__all__ = ["OBLIGATIONS", "FormalResult", "check_obligations", "z3_available"]
+__all__ = ["OBLIGATIONS", "FormalResult", "check_obligations", "encoded_points", "z3_available"]
 
 PROVED, REFUTED, UNKNOWN, UNAVAILABLE = "proved", "refuted", "unknown", "unavailable"
 
@@ -70,8 +70,8 @@ def z3_available() -> bool:
     return importlib.util.find_spec("z3") is not None
 
 
-def _encode(policy: Policy, ctx: Any) -> dict[str, tuple[Any, list[Any], str]]:
-    """Each obligation as (claim, domain constraints, "forall" | "exists"), built in the z3 context ``ctx``."""
+def _symbols(policy: Policy, ctx: Any) -> tuple[Any, Any, Any, Any]:
+    """The encoding's building blocks in ``ctx``: (q, rho, score, rank) — shared by the obligations and the point check."""
     import z3
 
     g = policy.gate
@@ -81,8 +81,7 @@ def _encode(policy: Policy, ctx: Any) -> dict[str, tuple[Any, list[Any], str]]:
         return z3.RealVal(str(x), ctx)
 
     zero, one = z3.RealVal(0, ctx), z3.RealVal(1, ctx)
-
-    floor, full, partial = q(g.trust_hard_floor), q(g.trust_full_credit), q(g.trust_partial_credit)
+    full, partial = q(g.trust_full_credit), q(g.trust_partial_credit)
     medium, high = q(g.hazard_medium), q(g.hazard_high)
     execute, hold = q(g.execute_threshold), q(g.hold_threshold)
 
@@ -102,6 +101,41 @@ def _encode(policy: Policy, ctx: Any) -> dict[str, tuple[Any, list[Any], str]]:
 
     def rank(s: Any) -> Any:
         return z3.If(s >= execute, 2, z3.If(s >= hold, 1, 0))
+
+    return q, rho, score, rank
+
+
+def encoded_points(policy: Policy, points: list[tuple[float, float, float, int, int]]) -> list[tuple[float, str]]:
+    """The encoding evaluated at concrete ordinary-path points (trust, risk, failure, missing, recent failures).
+
+    Returns (score as a float, decision) per point, from the *same* expressions the
+    obligations are proved on, so comparing them with the gate at the same points catches an
+    encoding that drifted from the code.
+    """
+    import z3
+
+    ctx = z3.Context()
+    q, _rho, score, rank = _symbols(policy, ctx)
+    out = []
+    for t, r, f, m, n in points:
+        s = score(q(t), q(r), q(f), z3.IntVal(m, ctx), z3.IntVal(n, ctx))
+        s = z3.If(s < 0, z3.RealVal(0, ctx), z3.If(s > 1, z3.RealVal(1, ctx), s))
+        value = z3.simplify(s)
+        decision = ("refuse", "hold", "execute")[z3.simplify(rank(s)).as_long()]
+        out.append((float(value.as_fraction()), decision))
+    return out
+
+
+def _encode(policy: Policy, ctx: Any) -> dict[str, tuple[Any, list[Any], str]]:
+    """Each obligation as (claim, domain constraints, "forall" | "exists"), built in the z3 context ``ctx``."""
+    import z3
+
+    g = policy.gate
+    q, rho, score, rank = _symbols(policy, ctx)
+    zero = z3.RealVal(0, ctx)
+    floor, full = q(g.trust_hard_floor), q(g.trust_full_credit)
+    medium = q(g.hazard_medium)
+    execute, hold = q(g.execute_threshold), q(g.hold_threshold)
 
     def vars_(suffix: str = "") -> tuple[Any, Any, Any, Any, Any]:
         return (

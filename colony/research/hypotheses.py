@@ -9,13 +9,14 @@ results are reported as such.
 * **H1** — executed-failure rate, composite − always-execute, paired over runs.
 * **H2** — per failure event in the composite condition (run r, target T): the next attempt
   at T (*same-target successor*) and the next attempt elsewhere (*elsewhere successor*).
-  Measure: the standard probe's score (a complete proposal from a fixed-trust agent, which
-  isolates the field from the proposer) at the same-target successor minus at the elsewhere
-  successor; secondary: the same difference for the successors' actual gate scores and for
-  their non-EXECUTE indicators. Negative = a same-target failure weighs more.
-* **H3** — per item the composite first HOLDs: the realised utility of HOLD-then-revise
-  (revision cost included) against the two binary answers on the same item with the same
-  oracle draw: EXECUTE it as first proposed, or REFUSE it.
+  Measure: the rate at which the kernel's *actual* next decision is not EXECUTE at the
+  same-target successor minus at the elsewhere successor (positive = locality). The
+  *mechanism check* repeats it with the standard probe's score (a complete proposal from a
+  fixed-trust agent, which isolates the field from the proposer; negative = locality);
+  secondary: the successors' actual gate scores.
+* **H3** — per item the composite first HOLDs: the realised utility of HOLD, wait for what
+  held it, re-propose (revision and delay costs included) against the two binary answers on
+  the same item with the same oracle draw: EXECUTE it as first proposed, or REFUSE it.
 * **H4** — at matched volume: the composite's executed-failure rate against the expected
   failure rate of executing the same number of that run's items chosen at random (the
   run's base rate), and chosen by the agent's trust (the static signal).
@@ -29,7 +30,10 @@ from typing import Any
 
 from colony.research.metrics import paired_bootstrap, selective_risk
 
-__all__ = ["h1_failure_rate", "h2_locality", "h3_hold_value", "h4_matched_volume", "verdict"]
+__all__ = ["EXPECT", "h1_failure_rate", "h2_locality", "h3_hold_value", "h4_matched_volume", "holm", "verdict"]
+
+# the direction each primary comparison expects
+EXPECT = {"H1": "negative", "H2": "positive", "H3": "positive", "H4": "negative"}
 
 
 def verdict(result: dict[str, Any], *, expect: str) -> str:
@@ -116,14 +120,21 @@ def h2_locality(
 
     used = sum(per_run[r]["n"] for r in runs)
     probe = paired("probe")
+    actual = paired("nonexec")
     return {
         "statement": "A failure at a target has a larger effect on the next gate decision there than on the next one elsewhere.",
-        "measure": "per failure event: probe score at the next attempt on the same target − at the next attempt "
-        "elsewhere (mean over events, pooled over runs); negative = locality",
-        "result": probe,
+        "measure": "per failure event: share of actual next kernel decisions that are not EXECUTE at the same target − "
+        "elsewhere (pooled over runs); positive = locality",
+        "result": actual,
+        "mechanism_check": {
+            "measure": "probe score at the next attempt on the same target − at the next attempt elsewhere; negative = the "
+            "field alone moves the gate there",
+            "result": probe,
+            "verdict": verdict(probe, expect="negative"),
+        },
         "secondary": {
             "kernel_score_difference": paired("score"),
-            "non_execute_rate_difference": paired("nonexec"),
+            "non_execute_rate_difference": actual,
             "immediate_probe_change_at_target": {
                 "numerator": sum(per_run[r]["immediate"] for r in runs),
                 "denominator": used,
@@ -137,9 +148,9 @@ def h2_locality(
             "without_a_successor": without_successor,
             "same_successor_in_same_tick": sum(per_run[r]["same_tick"] for r in runs),
         },
-        "verdict": verdict(probe, expect="negative"),
+        "verdict": verdict(actual, expect="positive"),
         "scope": "Observational within the composite runs: successors differ in agent and completeness, which the "
-        "probe removes but the actual-score comparison does not. A failure's FAILURE trace starts at the medium "
+        "probe (a mechanism check, not the test) removes but the actual decisions do not. A failure's FAILURE trace starts at the medium "
         "hazard band and decays below it within one tick, so the effect is confined to successors in the same tick "
         "unless pressure accumulates.",
     }
@@ -151,45 +162,47 @@ def h3_hold_value(
     *,
     utility: tuple[float, float, float],
     revision_cost: float,
-    hazard_medium: float,
+    delay_cost: float,
     seed: int,
     samples: int,
     confidence: float,
 ) -> dict[str, Any]:
-    """H3: HOLD (with revision) beats both binary answers on the items the composite holds, after revision cost."""
+    """H3: HOLD (wait for what held it, re-propose) beats both binary answers on the items the composite holds."""
     u_ok, u_fail, u_none = utility
     acc = {r: {"n": 0, "hold": 0.0, "execute": 0.0, "refuse": 0.0, "hold_expected": 0.0, "execute_expected": 0.0} for r in runs}
     reasons: dict[str, int] = defaultdict(int)
+    needs: dict[str, int] = defaultdict(int)
     revised: dict[str, int] = defaultdict(int)
+    by_reason: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+    waited = 0
     for it in items.values():
         if it["condition"] != "composite" or it["first_decision"] != "hold":
             continue
         a = acc[it["run"]]
         a["n"] += 1
         a["hold"] += it["utility"]
-        a["execute"] += u_fail if it["would_fail"] else u_ok
+        execute_now = u_fail if it["would_fail"] else u_ok
+        a["execute"] += execute_now
         a["refuse"] += u_none
         p = it["p_fail"]
         a["execute_expected"] += (1 - p) * u_ok + p * u_fail
-        expected = -revision_cost * it["revisions"]
-        rev = it["attempts"][-1] if it["revisions"] else None
-        if rev is not None and rev["executed"]:
-            expected += (1 - rev["p_fail"]) * u_ok + rev["p_fail"] * u_fail
-        else:
-            expected += u_none
+        expected = -revision_cost * it["supplied"] - delay_cost * it["waited_ticks"]
+        executed = next((r for r in it["attempts"] if r["executed"]), None)
+        expected += (1 - executed["p_fail"]) * u_ok + executed["p_fail"] * u_fail if executed is not None else u_none
         a["hold_expected"] += expected
         first = it["attempts"][0]
-        reason = (
-            "budget"
-            if not first["budget_ok"]
-            else "hazard"
-            if first["hazard"] >= hazard_medium
-            else "incomplete"
-            if first["missing"]
-            else "trust"
-        )
+        reason = "+".join(first.get("hold_needs") or ["unrecorded"])
         reasons[reason] += 1
-        revised[rev["decision"] if rev is not None else "not_revised"] += 1
+        for need in first.get("hold_needs") or ():
+            needs[need] += 1
+        row = by_reason[reason]
+        row[0] += 1
+        row[1] += it["utility"] - execute_now
+        row[2] += it["utility"] - u_none
+        waited += it["waited_ticks"]
+        last = it["attempts"][-1]
+        revised["execute" if executed is not None else "abandoned" if last.get("abandoned_tick") is not None else
+                last["decision"]] += 1  # fmt: skip
 
     def paired(x: str, y: str) -> dict[str, Any]:
         a = [(acc[r][x], acc[r]["n"]) for r in runs]
@@ -207,28 +220,37 @@ def h3_hold_value(
         if "no data" in verdicts
         else "inconclusive"
     )
+    held = sum(acc[r]["n"] for r in runs)
     return {
         "statement": "HOLD provides positive value after accounting for revision cost and delay.",
-        "measure": "per held item: utility of HOLD → revise → re-propose (revision cost included) minus the utility "
-        "of executing it as first proposed, and minus that of refusing it (same oracle draw)",
+        "measure": "per held item: utility of HOLD → wait for what held it → re-propose (revision and delay costs "
+        "included) minus the utility of executing it as first proposed, and minus that of refusing it (same oracle draw)",
         "result": {"vs_refuse": vs_refuse, "vs_execute": vs_execute},
         "expected_value": {
-            "hold_per_item": sum(acc[r]["hold_expected"] for r in runs) / max(1, sum(acc[r]["n"] for r in runs)),
-            "execute_per_item": sum(acc[r]["execute_expected"] for r in runs) / max(1, sum(acc[r]["n"] for r in runs)),
+            "hold_per_item": sum(acc[r]["hold_expected"] for r in runs) / max(1, held),
+            "execute_per_item": sum(acc[r]["execute_expected"] for r in runs) / max(1, held),
             "refuse_per_item": u_none,
             "meaning": "the same comparison with each outcome replaced by its hidden probability (no draw noise)",
         },
-        "held_items": sum(acc[r]["n"] for r in runs),
+        "held_items": held,
         "hold_reasons": dict(sorted(reasons.items())),
+        "hold_needs": dict(sorted(needs.items())),
+        "by_reason": {
+            k: {"items": int(v[0]), "vs_execute_per_item": v[1] / v[0], "vs_refuse_per_item": v[2] / v[0]}
+            for k, v in sorted(by_reason.items())
+        },
+        "mean_wait_ticks": waited / held if held else None,
         "revision_decisions": dict(sorted(revised.items())),
         "verdict": overall,
         "verdicts": {"vs_refuse": verdicts[0], "vs_execute": verdicts[1]},
-        "scope": "Can say: under this revision model (a held item is re-proposed after a fixed delay with every "
-        "element supplied, at a fixed utility cost, and its hidden failure probability drops by the generator's "
-        "per-element term), whether routing the composite's held items through revision beats answering them "
-        "EXECUTE or REFUSE at once. Cannot say: whether real revisions carry information (here the benefit of "
-        "revising is assumed by the generator), what delay costs beyond the fixed charge, or how the counterfactual "
-        "answers would have changed later items (each comparison holds the rest of the run fixed).",
+        "scope": "Can say: under this HOLD model (a held item waits until what held it is gone — the hazard at its "
+        "target decayed below the medium band, the budget affordable — and is re-proposed, with every missing element "
+        "supplied when the HOLD asked for evidence; waiting costs a fixed utility per tick, supplying elements a fixed "
+        "utility, and supplied elements lower the hidden failure probability by the generator's per-element term), "
+        "whether routing the composite's held items through HOLD beats answering them EXECUTE or REFUSE at once. Cannot "
+        "say: whether real revisions carry information (here their benefit is assumed by the generator), what delay "
+        "costs in a deployment, or how the counterfactual answers would have changed later items (each comparison holds "
+        "the rest of the run fixed).",
     }
 
 
@@ -269,3 +291,36 @@ def h4_matched_volume(
         "scope": "Matched-volume baselines are computed from the same items and oracle draws (outcome as first "
         "proposed); the composite also gains from revised items executing with a lower failure probability.",
     }
+
+
+def _primary_p(name: str, h: dict[str, Any]) -> float | None:
+    """The one-sided bootstrap p-value of a hypothesis' primary comparison in its expected direction."""
+    side = EXPECT[name]
+    if name == "H3":  # both comparisons must hold (intersection-union): the larger p decides
+        ps = [h["result"][k].get("p") for k in ("vs_refuse", "vs_execute")]
+        return None if any(p is None for p in ps) else max(p[side] for p in ps)
+    p = h["result"].get("p")
+    return None if p is None else p[side]
+
+
+def holm(hypotheses: dict[str, dict[str, Any]], *, alpha: float) -> dict[str, Any]:
+    """Holm's step-down correction across the hypotheses' primary one-sided p-values (statsmodels).
+
+    A hypothesis is *supported after Holm* when its adjusted p-value is at most ``alpha``;
+    a hypothesis without data keeps ``no data`` and takes no part.
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    names = [n for n in hypotheses if n in EXPECT and _primary_p(n, hypotheses[n]) is not None]
+    raw = [_primary_p(n, hypotheses[n]) for n in names]
+    adjusted = multipletests(raw, alpha=alpha, method="holm")[1].tolist() if names else []
+    out: dict[str, Any] = {"method": "Holm step-down over one-sided bootstrap p-values", "alpha": alpha, "tests": {}}
+    for n in hypotheses:
+        if n not in names:
+            out["tests"][n] = {"p": None, "p_holm": None, "verdict": "no data"}
+            continue
+        i = names.index(n)
+        unadjusted = hypotheses[n]["verdict"]
+        after = "supported" if adjusted[i] <= alpha else "not supported" if unadjusted == "not supported" else "inconclusive"
+        out["tests"][n] = {"p": raw[i], "p_holm": adjusted[i], "verdict": after}
+    return out

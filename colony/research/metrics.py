@@ -10,11 +10,14 @@ Rates are always reported as ``{numerator, denominator, value}``; a zero denomin
   S successes, M items never executed, R revisions (values from ``research.yaml``).
 
 Intervals. :func:`paired_bootstrap` resamples the *runs* (the independent unit: items in
-a run share kernel state) with replacement, B times, from a seeded stream (one resample set
-shared by every interval of a study, :func:`resample_counts`); for each resample
-it recomputes the ratio of sums Σnum_a/Σden_a − Σnum_b/Σden_b and reports the percentile
-interval: with sorted replicates d₍₁₎ ≤ … ≤ d₍B₎ and α = 1 − confidence, low = d₍⌊Bα/2⌋+1₎ and
-high = d₍⌈B(1−α/2)⌉₎. Resamples whose denominator is zero are dropped and counted.
+a run share kernel state) with replacement, B times, from a seeded generator (the same
+resample indices for every interval of a study with the same number of runs); for each
+resample it recomputes the ratio of sums Σnum_a/Σden_a − Σnum_b/Σden_b and reports the BCa
+interval (``scipy.stats.bootstrap``: bias-corrected and accelerated, the acceleration from
+the jackknife over runs), better than the plain percentile interval with only ~20 runs.
+Where BCa is undefined (a resample without a denominator) the percentile interval of the
+finite replicates is given instead, and the result's ``method`` says so: with sorted
+replicates d₍₁₎ ≤ … ≤ d₍B₎ and α = 1 − confidence, low = d₍⌊Bα/2⌋+1₎ and high = d₍⌈B(1−α/2)⌉₎.
 
 Calibration (descriptive; the gate score is a policy value, not a probability). For labels
 y ∈ {0, 1} and forecasts p:
@@ -39,6 +42,7 @@ y ∈ {0, 1} and forecasts p:
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -47,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from colony.errors import ValidationError
-from colony.research.seeding import stream
+from colony.research.seeding import derive_seed, stream
 
 __all__ = [
     "Rate",
@@ -216,6 +220,49 @@ def _replicate_sums(values: Sequence[float], counts: np.ndarray) -> np.ndarray:
     return (counts * np.asarray(values, dtype=np.float64)).sum(axis=1)
 
 
+def _bca(
+    data: tuple[np.ndarray, ...], statistic: Any, *, seed: int, samples: int, confidence: float
+) -> tuple[float | None, float | None, str, np.ndarray]:
+    """BCa interval of a paired statistic over units (``scipy.stats.bootstrap``), its method and replicates.
+
+    Falls back to the percentile interval of the finite replicates when BCa is undefined
+    (a resample with a zero denominator, or a degenerate jackknife), and says so.
+    """
+    from scipy import stats
+
+    if len(data[0]) < 2:
+        return None, None, "none (one unit: no interval)", np.empty(0)
+    rng = np.random.default_rng(derive_seed(seed, "bootstrap", len(data[0]), samples))
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore")
+        res = stats.bootstrap(data, statistic, n_resamples=samples, paired=True, vectorized=True, confidence_level=confidence,
+                              method="BCa", rng=rng)  # fmt: skip
+    replicates = np.asarray(res.bootstrap_distribution, dtype=np.float64)
+    finite = replicates[np.isfinite(replicates)]
+    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if math.isfinite(low) and math.isfinite(high) and len(finite) == len(replicates):
+        return low, high, "BCa", finite
+    if not len(finite):
+        return None, None, "none (no resample had a denominator)", finite
+    lo, hi = percentile_interval(finite.tolist(), confidence)
+    return lo, hi, "percentile (BCa undefined for these units)", finite
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.sum(num, axis=axis) / np.sum(den, axis=axis)
+
+
+def _side_p(replicates: np.ndarray) -> dict[str, float]:
+    """One-sided bootstrap p-values: evidence for a negative and for a positive difference."""
+    b = len(replicates)
+    if not b:
+        return {"negative": 1.0, "positive": 1.0}
+    return {
+        "negative": (1 + int(np.sum(replicates >= 0))) / (b + 1),
+        "positive": (1 + int(np.sum(replicates <= 0))) / (b + 1),
+    }
+
+
 def bootstrap_ratio(
     numerators: Sequence[float],
     denominators: Sequence[float],
@@ -225,17 +272,16 @@ def bootstrap_ratio(
     confidence: float,
     label: str,
 ) -> dict[str, Any]:
-    """Pooled ratio Σnum/Σden over units with a percentile interval from resampling units (``label`` names it)."""
+    """Pooled ratio Σnum/Σden over units with a BCa interval from resampling units (``label`` names it)."""
     n = len(numerators)
     if n != len(denominators) or n == 0:
         raise ValidationError("denominators", "need equally many numerators and denominators, at least one")
     _check_samples(samples)
     total = rate(sum(numerators), sum(denominators))
-    counts = resample_counts(n, samples, seed)
-    nums, dens = _replicate_sums(numerators, counts), _replicate_sums(denominators, counts)
-    ok = dens != 0
-    replicates = (nums[ok] / dens[ok]).tolist()
-    low, high = percentile_interval(replicates, confidence) if replicates else (None, None)
+    data = (np.asarray(numerators, dtype=np.float64), np.asarray(denominators, dtype=np.float64))
+    low, high, method, replicates = _bca(data, _ratio, seed=seed, samples=samples, confidence=confidence)
+    if total.value is None:
+        low = high = None
     return {
         **total.to_dict(),
         "ci_low": low,
@@ -245,6 +291,7 @@ def bootstrap_ratio(
         "valid_samples": len(replicates),
         "n_units": n,
         "unit": "run",
+        "method": method,
         "label": label,
     }
 
@@ -260,8 +307,10 @@ def paired_bootstrap(
 ) -> dict[str, Any]:
     """Paired difference of pooled ratios, ``a − b``, over units given as ``(numerator, denominator)``.
 
-    Each unit (run) is resampled together for both sides, so the interval reflects the pairing;
-    ``label`` names the comparison in the result.
+    Each unit (run) is resampled together for both sides, so the interval reflects the pairing.
+    The interval is BCa (bias-corrected and accelerated; ``scipy.stats.bootstrap``), which
+    corrects the percentile interval's bias and skew with only ~20 units; ``p`` holds the
+    one-sided bootstrap p-values used for the Holm correction. ``label`` names the comparison.
     """
     n = len(a)
     if n != len(b) or n == 0:
@@ -270,12 +319,14 @@ def paired_bootstrap(
     na, da = sum(x[0] for x in a), sum(x[1] for x in a)
     nb, db = sum(x[0] for x in b), sum(x[1] for x in b)
     estimate = na / da - nb / db if da and db else None
-    counts = resample_counts(n, samples, seed)
-    ra, rda = _replicate_sums([x[0] for x in a], counts), _replicate_sums([x[1] for x in a], counts)
-    rb, rdb = _replicate_sums([x[0] for x in b], counts), _replicate_sums([x[1] for x in b], counts)
-    ok = (rda != 0) & (rdb != 0)
-    replicates = (ra[ok] / rda[ok] - rb[ok] / rdb[ok]).tolist()
-    low, high = percentile_interval(replicates, confidence) if replicates else (None, None)
+    data = tuple(np.asarray([x[k] for x in side], dtype=np.float64) for side in (a, b) for k in (0, 1))
+
+    def difference(an: np.ndarray, ad: np.ndarray, bn: np.ndarray, bd: np.ndarray, axis: int = -1) -> np.ndarray:
+        return _ratio(an, ad, axis) - _ratio(bn, bd, axis)
+
+    low, high, method, replicates = _bca(data, difference, seed=seed, samples=samples, confidence=confidence)
+    if estimate is None:
+        low = high = None
     return {
         "estimate": estimate,
         "ci_low": low,
@@ -285,8 +336,9 @@ def paired_bootstrap(
         "valid_samples": len(replicates),
         "n_pairs": n,
         "unit": "run",
-        "method": "paired percentile bootstrap over runs, ratio of sums",
+        "method": f"paired {method} bootstrap over runs, ratio of sums",
         "direction": "first minus second",
+        "p": _side_p(replicates) if estimate is not None else None,
         "a": rate(na, da).to_dict(),
         "b": rate(nb, db).to_dict(),
         "label": label,

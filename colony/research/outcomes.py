@@ -7,7 +7,7 @@ after the last revision). Only measured items count; warm-up items never reach a
 >>> rec = {"condition": "c", "run": 0, "phase": "measured", "item_id": "i", "attempt": 0, "decision": "execute",
 ...        "executed": True, "failed": False, "would_fail": False, "p_fail": 0.1, "u": 0.5, "agent_id": "a",
 ...        "target": "t", "fragile": False, "trust": 0.5, "kernel_score": 0.875, "probe_score": 0.875, "missing": []}
->>> items = item_dispositions([rec], utility=(1.0, -2.0, 0.0), revision_cost=0.25)
+>>> items = item_dispositions([rec], utility=(1.0, -2.0, 0.0), revision_cost=0.25, delay_cost=0.02)
 >>> items[("c", 0, "i")]["disposition"], items[("c", 0, "i")]["utility"]
 ('executed_ok', 1.0)
 """
@@ -33,6 +33,8 @@ COUNT_FIELDS = (
     "refused",
     "held_unresolved",
     "revisions",
+    "supplied",
+    "waited_ticks",
     "would_fail",
     "prevented_failures",
     "missed_successes",
@@ -42,13 +44,15 @@ COUNT_FIELDS = (
 
 
 def item_dispositions(
-    records: Iterable[dict[str, Any]], *, utility: tuple[float, float, float], revision_cost: float
+    records: Iterable[dict[str, Any]], *, utility: tuple[float, float, float], revision_cost: float, delay_cost: float = 0.0
 ) -> dict[tuple[str, int, str], dict[str, Any]]:
     """Measured items keyed by (condition, run, item_id), in first-seen order.
 
     ``utility`` = (success, failure, not executed) values. Each item carries its first
     attempt's context (agent, target, trust, scores, u, p_fail, would_fail), its first and
-    final decisions, revisions, disposition and utility.
+    final decisions, revisions, disposition and utility: the final disposition's value, minus
+    ``revision_cost`` for each attempt that supplied missing elements, minus ``delay_cost`` per
+    tick the item waited after a HOLD (until re-proposed, or until given up).
     """
     u_ok, u_fail, u_none = utility
     attempts: dict[tuple[str, int, str], list[dict[str, Any]]] = defaultdict(list)
@@ -67,6 +71,10 @@ def item_dispositions(
             disposition = "refused" if last["decision"] == "refuse" else "held"
             value = u_none
         revisions = len(recs) - 1
+        supplied = sum(bool(r.get("supplied", r["attempt"] > 0)) for r in recs)
+        waited = sum(r.get("waited_ticks", 0) for r in recs)
+        if last.get("abandoned_tick") is not None:
+            waited += last["abandoned_tick"] - last["tick"]
         out[key] = {
             "condition": key[0],
             "run": key[1],
@@ -81,12 +89,15 @@ def item_dispositions(
             "u": first["u"],
             "p_fail": first["p_fail"],
             "would_fail": first["would_fail"],
+            "adversary": first.get("adversary"),
             "first_decision": first["decision"],
             "final_decision": last["decision"],
             "executed_attempt": executed["attempt"] if executed is not None else None,
             "revisions": revisions,
+            "supplied": supplied,
+            "waited_ticks": waited,
             "disposition": disposition,
-            "utility": value - revision_cost * revisions,
+            "utility": value - revision_cost * supplied - delay_cost * waited,
             "attempts": recs,
         }
     return out
@@ -108,6 +119,8 @@ def run_counts(items: Iterable[dict[str, Any]]) -> dict[tuple[str, int], dict[st
         c["refused"] += it["disposition"] == "refused"
         c["held_unresolved"] += it["disposition"] == "held"
         c["revisions"] += it["revisions"]
+        c["supplied"] += it["supplied"]
+        c["waited_ticks"] += it["waited_ticks"]
         c["would_fail"] += it["would_fail"]
         c["prevented_failures"] += (not executed) and it["would_fail"]
         c["missed_successes"] += (not executed) and not it["would_fail"]

@@ -14,7 +14,7 @@ from colony.research.tables import HEADLINE
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["plot_calibration", "plot_dispositions", "plot_hypotheses", "plot_paired", "plot_rates"]
+__all__ = ["plot_calibration", "plot_dispositions", "plot_hypotheses", "plot_paired", "plot_rates", "plot_tradeoff"]
 
 _RATES = ("failure_rate", "harm_per_item", "execution_volume", "hold_rate", "refusal_rate")
 
@@ -39,7 +39,7 @@ def plot_rates(results: dict[str, Any]) -> Figure:
     """Per condition: the headline rates with intervals; each bar labelled numerator/denominator."""
     a = results["analysis"]
     conditions = a["conditions"]
-    fig, axes = _figure(11, 3.6, len(_RATES))
+    fig, axes = _figure(11, 4.2, len(_RATES))
     for ax, name in zip(axes, _RATES, strict=True):
         ms = [a["per_condition"][c]["metrics"][name] for c in conditions]
         values = [m["value"] or 0.0 for m in ms]
@@ -47,7 +47,7 @@ def plot_rates(results: dict[str, Any]) -> Figure:
         ax.bar(range(len(conditions)), values, yerr=errs, capsize=3, color="#6a8caf")
         for i, m in enumerate(ms):
             ax.text(i, 0.01, f"{m['numerator']:g}/{m['denominator']:g}", ha="center", va="bottom", fontsize=6, rotation=90)
-        ax.set_xticks(range(len(conditions)), [c.replace("_", "\n") for c in conditions], fontsize=7)
+        ax.set_xticks(range(len(conditions)), [c.replace("_", " ") for c in conditions], fontsize=6, rotation=90)
         ax.set_title(name.replace("_", " "), fontsize=9)
         ax.set_ylim(0, 1)
     return fig
@@ -130,8 +130,22 @@ def plot_dispositions(results: dict[str, Any]) -> Figure:
         values = [table[c][k] for c in conditions]
         ax.bar(range(len(conditions)), values, bottom=bottom, label=k.replace("|", ", "))
         bottom = [b + v for b, v in zip(bottom, values, strict=True)]
-    ax.set_xticks(range(len(conditions)), conditions, fontsize=8)
+    ax.set_xticks(range(len(conditions)), [c.replace("_", " ") for c in conditions], fontsize=7, rotation=90)
     ax.set_ylabel("measured items", fontsize=8)
     ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.set_title("final disposition by ground truth (paired items)", fontsize=9)
+    return fig
+
+
+def plot_tradeoff(tradeoff: dict[str, Any]) -> Figure:
+    """``tradeoff.json``: harm against executed volume, one line per condition, the composite's volume dashed."""
+    fig, ax = _figure(8, 4.6)
+    for name, curve in tradeoff["curves"].items():
+        points = sorted(curve["points"], key=lambda p: (p["volume"], p["harm_per_item"]))
+        ax.plot([p["volume"] for p in points], [p["harm_per_item"] for p in points], marker="o", ms=3,
+                ls=":" if name.startswith("composite_no_") else "-", label=name)  # fmt: skip
+    ax.axvline(tradeoff["matched_volume"]["volume"], color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("executed volume (executed / items)", fontsize=8)
+    ax.set_ylabel("harm (failures / items)", fontsize=8)
+    ax.legend(fontsize=6, ncols=2)
     return fig

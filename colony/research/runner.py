@@ -1,36 +1,50 @@
 """One run of the study: every condition over the same ordered workload, each in a fresh kernel.
 
 Per (run, condition): a fresh in-memory :class:`~colony.kernel.ColonyKernel` with an
-injected clock; the agents are calibrated from their supervised history
-(``calibrate_agent``, paper §4.1.5); then, tick by tick, due revisions and then the
-tick's items are proposed. For each attempt the runner records what the gate saw (trust,
-role, budget headroom, local hazard, the standard probe's score), the kernel's verdict,
-the condition's decision and — for EXECUTE — the oracle's outcome, which is reported back
-through ``record_outcome`` so trust, budget and pressure evolve over the run. A HOLD
-schedules a revision (every element supplied) ``revision_delay_ticks`` later, at most
-``max_revisions`` times. After each tick the kernel ticks and the clock advances.
+injected clock and, when ``study.attestation`` is on, a signed attestation ledger; the
+agents are calibrated from their supervised history (``calibrate_agent``, paper §4.1.5);
+then, tick by tick, held items that are ready and then the tick's items are proposed. For
+each attempt the runner records what the gate saw (trust, role, budget headroom, RISK and
+FAILURE at the target, the standard probe's score), the kernel's verdict, the condition's
+decision and — for EXECUTE — the oracle's outcome, which is reported back (through the
+attested lifecycle when the kernel itself said EXECUTE) so trust, budget and pressure
+evolve over the run.
 
-Records are plain dicts (one JSONL line each); their keys are documented in
-:data:`TRACE_FIELDS`.
+The runner rebuilds the :class:`~colony.actuation_gate.GateInputs` of every verdict from the
+kernel's own parts (profile, field, falsification, recent failures) and re-scores them with
+the kernel's gate; a mismatch is an error, so ablations and the learned policy provably see
+what the kernel saw.
+
+**HOLD.** A held item waits for what held it (:func:`colony.research.conditions.needs_from_result`):
+hazard at the target decayed below the medium band, budget affordable again, no failure at
+the target within the hazard-only window, and at least ``hold.revision_delay_ticks``. If the
+HOLD asked for evidence, the re-proposal supplies every missing element (its hidden failure
+probability drops to ``p_fail_revised``). Each re-proposal is a new proposal linked to the
+one it supersedes; an item re-proposed ``hold.max_revisions`` times, or waiting
+``hold.max_wait_ticks``, is given up. Delay and revision costs are charged in the analysis.
+
+Records are plain dicts (one JSONL line each); their keys are documented in :data:`TRACE_FIELDS`.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from colony.actuation_gate import GateInputs
 from colony.config import Policy
+from colony.errors import ColonyError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
-from colony.models import AgentTrustProfile, GateDecision, SignalType
+from colony.models import ActionProposal, AgentTrustProfile, GateDecision, GateResult, ResourceCost, SignalType
 from colony.research.conditions import Condition, DecisionContext, build_conditions
 from colony.research.invariants import kernel_invariants
-from colony.research.oracle import OutcomeOracle
+from colony.research.oracle import Outcome, OutcomeOracle
 from colony.research.study_config import StudyConfig
 from colony.research.workload import RunWorkload, WorkItem
 
-__all__ = ["TRACE_FIELDS", "RunResult", "StudyClock", "run_condition", "run_one"]
+__all__ = ["TRACE_FIELDS", "ConditionRun", "GateReconstructionError", "RunResult", "StudyClock", "run_condition", "run_one"]
 
 TRACE_FIELDS: dict[str, str] = {
     "record": "always 'attempt'",
@@ -38,32 +52,53 @@ TRACE_FIELDS: dict[str, str] = {
     "condition": "condition name",
     "phase": "'warmup' (excluded from metrics) or 'measured'",
     "item_id": "stable workload item id",
-    "proposal_id": "item id, or '<item>.rev<n>' for the n-th revision",
-    "attempt": "0 for the first proposal, n for the n-th revision",
+    "proposal_id": "item id, or '<item>.rev<n>' for the n-th re-proposal",
+    "supersedes": "the proposal id this re-proposal replaces (null for a first proposal)",
+    "attempt": "0 for the first proposal, n for the n-th re-proposal",
     "seq": "position of this attempt in the (run, condition) order",
     "tick": "kernel tick at which the attempt was proposed",
     "agent_id": "proposing agent",
     "target": "proposal target",
     "fragile": "whether the target is fragile (hidden)",
     "action_type": "proposal action type",
-    "missing": "elements the proposal lacks (empty for revisions)",
+    "missing": "elements the proposal lacks (empty once supplied)",
+    "complete": "every element supplied (a re-proposal after a HOLD that asked for evidence)",
+    "supplied": "this attempt is the one that supplied the missing elements (charged hold.revision_cost)",
+    "waited_ticks": "ticks this attempt waited since the HOLD it follows (0 for a first proposal)",
     "trust": "agent trust just before the proposal",
-    "role": "agent role just before the proposal",
+    "role": "agent role the gate used",
     "budget_ok": "ledger could afford the estimate just before the proposal",
+    "risk": "RISK at the target just before the proposal",
+    "failure": "FAILURE at the target just before the proposal",
     "hazard": "max(RISK, FAILURE) at the target just before the proposal",
+    "proposal_risk": "RISK at the target owed to outstanding proposal-time deposits",
+    "proposal_failure": "FAILURE at the target owed to outstanding proposal-time deposits",
+    "gate_missing": "completeness fields the gate counted as missing",
+    "recent_failures": "the agent's failures among its recent outcomes (gate input)",
+    "ticks_since_failure": "ticks since this condition last saw a failed outcome at the target (null: never)",
     "probe_score": "gate score of the standard probe at the target just before the proposal",
     "kernel_decision": "ColonyKernel verdict (all conditions)",
     "kernel_score": "ColonyKernel gate score",
     "falsification_severity": "max finding weight the kernel saw",
     "decision": "the condition's decision (acted on)",
+    "hold_needs": "what a HOLD waits for (budget, decay, evidence, recent_failure, trust); empty otherwise",
     "executed": "decision == execute",
+    "attested": "the outcome went through the attested lifecycle (authorize, receipt, outcome)",
+    "reported_failed": "the outcome the agent reported (differs from 'failed' only for a misreporting agent)",
     "u": "oracle draw u[run, item] (same in every condition and attempt)",
     "p_fail": "hidden failure probability of this attempt",
     "would_fail": "u < p_fail: the outcome had it been executed",
     "failed": "oracle outcome if executed, else null",
     "probe_after": "probe score at the target just after the outcome was reported (executed only)",
-    "revision_tick": "tick of the scheduled revision after a HOLD, else null",
+    "revision_tick": "tick of the re-proposal after a HOLD, else null",
+    "abandoned_tick": "tick at which a held item was given up, else null",
+    "adversary": "adversarial workloads: the behaviour that made this item (misreport, sybil, boilerplate, farm, attack, "
+    "attacker); null for an honest item. Flood items (sybil) are proposed only: never executed, held or re-proposed",
 }
+
+
+class GateReconstructionError(ColonyError):
+    """The gate inputs rebuilt from the kernel's parts do not reproduce the kernel's verdict."""
 
 
 class StudyClock:
@@ -79,19 +114,34 @@ class StudyClock:
 
 
 @dataclass(frozen=True, slots=True)
+class ConditionRun:
+    """What one condition produced on one run."""
+
+    records: list[dict[str, Any]]
+    invariants: dict[str, bool]
+    proposals: int
+    ledger: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RunResult:
-    """What one run produced: trace records in order, per-condition invariants and counts."""
+    """What one run produced: trace records in order, per-condition invariants, ledgers and counts."""
 
     run: int
     records: tuple[dict[str, Any], ...]
     invariants: dict[str, dict[str, bool]]
     proposals: int
+    ledgers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class _Probe:
-    """Scores a complete, finding-free proposal from a standard agent at a target (read-only)."""
+    """Scores a complete, finding-free proposal from a standard agent at a target (read-only).
 
-    __slots__ = ("kernel", "role", "trust")
+    The score depends on the pressure alone (trust, role and completeness are fixed), so each
+    distinct (RISK, FAILURE) pair is scored once; most targets are clear most of the time.
+    """
+
+    __slots__ = ("kernel", "role", "scores", "trust")
 
     def __init__(self, kernel: ColonyKernel, trust: float) -> None:
         self.kernel = kernel
@@ -99,14 +149,18 @@ class _Probe:
         self.role = kernel.role_adapter.infer_role(
             AgentTrustProfile("probe", trust_score=trust, total_proposals=kernel.policy.roles.min_total_proposals)
         )
+        self.scores: dict[tuple[float, float], float] = {}
 
     def __call__(self, target: str) -> float:
         return self.score(*_pressure(self.kernel, target))
 
     def score(self, risk: float, failure: float) -> float:
         """The probe's gate score under the given RISK and FAILURE pressure."""
-        inputs = GateInputs(trust_score=self.trust, role=self.role, risk=risk, failure=failure)
-        return self.kernel.gate.evaluate_inputs(inputs).gate_score
+        known = self.scores.get((risk, failure))
+        if known is None:
+            inputs = GateInputs(trust_score=self.trust, role=self.role, risk=risk, failure=failure)
+            known = self.scores[(risk, failure)] = self.kernel.gate.evaluate_inputs(inputs).gate_score
+        return known
 
 
 def _pressure(kernel: ColonyKernel, target: str) -> tuple[float, float]:
@@ -115,113 +169,327 @@ def _pressure(kernel: ColonyKernel, target: str) -> tuple[float, float]:
     return store.sense(target, SignalType.RISK), store.sense(target, SignalType.FAILURE)
 
 
+@dataclass(slots=True)
+class _RunCache:
+    """What every condition of one run computes alike, computed once: the proposals and their findings.
+
+    A proposal depends on its item, attempt, completeness and creation time only, and its
+    falsification on its text only; both are immutable, so the conditions of a run share them.
+    """
+
+    proposals: dict[tuple[str, int, bool, float], ActionProposal] = field(default_factory=dict)
+    findings: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+    outcomes: dict[tuple[str, float], Outcome] = field(default_factory=dict)
+
+    def proposal(self, item: WorkItem, attempt: int, created_at: float, complete: bool) -> ActionProposal:
+        key = (item.item_id, attempt, complete, created_at)
+        found = self.proposals.get(key)
+        if found is None:
+            found = self.proposals[key] = item.proposal(attempt=attempt, created_at=created_at, complete=complete)
+        return found
+
+    def outcome(self, oracle: OutcomeOracle, item: WorkItem, p_fail: float) -> Outcome:
+        """The oracle's outcome of ``item`` at ``p_fail`` (a pure function of both: the same in every condition)."""
+        key = (item.item_id, p_fail)
+        found = self.outcomes.get(key)
+        if found is None:
+            found = self.outcomes[key] = oracle.outcome(item.run, item.item_id, p_fail=p_fail)
+        return found
+
+
+@dataclass(slots=True)
+class _Held:
+    """A held item waiting for what held it."""
+
+    item: WorkItem
+    record: dict[str, Any]
+    needs: frozenset[str]
+    held_tick: int
+    complete: bool
+
+
+class _ConditionRunner:
+    """The per-(run, condition) loop state: kernel, probe, failure memory, held items."""
+
+    def __init__(
+        self,
+        cfg: StudyConfig,
+        policy: Policy,
+        workload: RunWorkload,
+        condition: Condition,
+        oracle: OutcomeOracle,
+        cache: _RunCache | None = None,
+    ):
+        s = cfg.study
+        self.cache = cache if cache is not None else _RunCache()
+        self.cfg, self.policy, self.workload, self.condition, self.oracle = cfg, policy, workload, condition, oracle
+        self.clock = StudyClock(s.clock_start)
+        run_id = f"study-{s.seed}-r{workload.run:02d}-{condition.name}"
+        # a ledger can attest only executions the kernel itself authorized: conditions that act on the
+        # kernel's verdict (``attested = True``) keep one when study.attestation is on
+        attest = s.attestation and getattr(condition, "attested", False)
+        key = hashlib.sha256(f"colony-study-ledger:{run_id}".encode()).digest() if attest else None
+        self.kernel = ColonyKernel(
+            ColonyKernelConfig(
+                policy=policy,
+                clock=self.clock,
+                run_id=run_id,
+                attestation_mode="optional" if attest else "disabled",
+                attestation_key=key,
+            )
+        )
+        calibrated = [a.agent_id for a in workload.agents]
+        # identities that only flood (adversarial workloads) are fresh: proposing is all they ever do
+        self.agent_ids = calibrated + sorted({i.agent_id for i in workload.items} - set(calibrated))
+        self.misreporters = {a.agent_id for a in workload.agents if a.misreports}
+        self.last_failure: dict[str, int] = {}
+        self.records: list[dict[str, Any]] = []
+        self.tick = 0
+
+    # ------------------------------------------------------------------ loop
+    def run(self) -> ConditionRun:
+        s, h = self.cfg.study, self.cfg.hold
+        kernel = self.kernel
+        try:
+            for agent in self.workload.agents:
+                kernel.calibrate_agent(
+                    agent.agent_id, trust_score=agent.calibrated_trust, total_proposals=agent.calibration_trials
+                )
+            self.probe = _Probe(kernel, self.cfg.probe.trust)
+            by_tick: dict[int, list[WorkItem]] = defaultdict(list)
+            for item in self.workload.items:
+                by_tick[item.tick].append(item)
+            last_tick = max(by_tick) if by_tick else -1
+            horizon = last_tick + s.max_drain_ticks
+            waiting: list[_Held] = []
+            while self.tick <= last_tick or (waiting and self.tick <= horizon):
+                still: list[_Held] = []
+                for held in waiting:
+                    waited = self.tick - held.held_tick
+                    if waited >= h.revision_delay_ticks and self._ready(held):
+                        self._repropose(held, waited, still)
+                    elif waited >= h.max_wait_ticks or self.tick == horizon:
+                        held.record["abandoned_tick"] = self.tick
+                    else:
+                        still.append(held)
+                waiting = still
+                for item in by_tick.get(self.tick, ()):
+                    self._propose(item, 0, complete=False, waited=0, supersedes=None, waiting=waiting)
+                kernel.tick()
+                self.tick += 1
+                self.clock.now = s.clock_start + self.tick * s.seconds_per_tick
+            for held in waiting:
+                held.record["abandoned_tick"] = self.tick
+            invariants = kernel_invariants(kernel, self.agent_ids)
+            ledger = None
+            if kernel.attestation is not None:
+                status = kernel.attestation_status()
+                assert status is not None
+                ledger = {"valid": status.valid, "status": str(status.status), "events": status.event_count}
+                invariants["ledger_valid"] = status.valid
+            return ConditionRun(self.records, invariants, len(self.records), ledger)
+        finally:
+            kernel.close()
+
+    def _ready(self, held: _Held) -> bool:
+        kernel, target = self.kernel, held.item.target
+        if "decay" in held.needs and max(_pressure(kernel, target)) >= self.policy.gate.hazard_medium:
+            return False
+        if "budget" in held.needs:
+            estimate = ResourceCost.from_dict(dict(held.item.budget_estimate), name="budget_estimate")
+            if not kernel.resource_ledger.can_afford(estimate)[0]:
+                return False
+        if "recent_failure" in held.needs:
+            last = self.last_failure.get(target)
+            if last is not None and self.tick - last < self.cfg.conditions.hazard_only_ticks:
+                return False
+        return True
+
+    def _repropose(self, held: _Held, waited: int, waiting: list[_Held]) -> None:
+        attempt = held.record["attempt"] + 1
+        held.record["revision_tick"] = self.tick
+        complete = held.complete or "evidence" in held.needs
+        self._propose(held.item, attempt, complete=complete, waited=waited, supersedes=held.record["proposal_id"],
+                      waiting=waiting, supplied=complete and not held.complete)  # fmt: skip
+
+    # --------------------------------------------------------------- attempt
+    def _propose(
+        self,
+        item: WorkItem,
+        attempt: int,
+        *,
+        complete: bool,
+        waited: int,
+        supersedes: str | None,
+        waiting: list[_Held],
+        supplied: bool = False,
+    ) -> None:
+        kernel = self.kernel
+        proposal = self.cache.proposal(item, attempt, self.clock.now, complete)
+        profile = kernel.agent_profile(item.agent_id)
+        trust = profile.trust_score
+        budget_ok = kernel.resource_ledger.can_afford(proposal.budget_estimate)[0]
+        risk, failure = _pressure(kernel, item.target)
+        proposal_pressure = self._proposal_pressure(item.target)
+        probe_score = self.probe.score(risk, failure)
+        linked = supersedes if kernel.attestation is not None else None
+        result = kernel.propose_action(proposal, supersedes=linked)
+        inputs = self._inputs(proposal, profile, risk, failure, budget_ok, result)
+        last = self.last_failure.get(item.target)
+        p_fail = item.p_fail_for(complete=complete)
+        ctx = DecisionContext(result, trust, budget_ok, inputs, kernel.gate.evaluate_inputs, proposal_pressure,
+                              None if last is None else self.tick - last, p_fail)  # fmt: skip
+        decision = self.condition.decide(ctx)
+        outcome = self.cache.outcome(self.oracle, item, p_fail)
+        executed = decision is GateDecision.EXECUTE and not item.flood
+        probe_after = None
+        attested = False
+        reported_failed = None
+        if executed:
+            reported_failed = False if item.agent_id in self.misreporters else outcome.failed
+            attested = self._report(proposal, result, reported_failed)
+            if reported_failed:  # the condition knows what was reported, as the kernel does
+                self.last_failure[item.target] = self.tick
+            probe_after = self.probe(item.target)
+        held = decision is GateDecision.HOLD and not item.flood
+        needs = sorted(self.condition.hold_needs(ctx)) if held else []
+        rec = {
+            "record": "attempt",
+            "run": item.run,
+            "condition": self.condition.name,
+            "phase": item.phase,
+            "item_id": item.item_id,
+            "proposal_id": proposal.proposal_id,
+            "supersedes": supersedes,
+            "attempt": attempt,
+            "seq": len(self.records),
+            "tick": self.tick,
+            "agent_id": item.agent_id,
+            "target": item.target,
+            "fragile": item.fragile,
+            "action_type": item.action_type,
+            "missing": [] if complete else list(item.missing),
+            "complete": complete,
+            "supplied": supplied,
+            "waited_ticks": waited,
+            "trust": trust,
+            "role": inputs.role.value,
+            "budget_ok": budget_ok,
+            "risk": risk,
+            "failure": failure,
+            "hazard": max(risk, failure),
+            "proposal_risk": proposal_pressure[0],
+            "proposal_failure": proposal_pressure[1],
+            "gate_missing": len(inputs.missing),
+            "recent_failures": inputs.recent_failures,
+            "ticks_since_failure": ctx.ticks_since_failure,
+            "probe_score": probe_score,
+            "kernel_decision": result.decision.value,
+            "kernel_score": result.gate_score,
+            "falsification_severity": result.falsification_severity,
+            "decision": decision.value,
+            "hold_needs": needs,
+            "executed": executed,
+            "attested": attested,
+            "reported_failed": reported_failed,
+            "u": outcome.u,
+            "p_fail": p_fail,
+            "would_fail": outcome.failed,
+            "failed": outcome.failed if executed else None,
+            "probe_after": probe_after,
+            "revision_tick": None,
+            "abandoned_tick": None,
+            "adversary": item.adversary,
+        }
+        self.records.append(rec)
+        if held:
+            if attempt < self.cfg.hold.max_revisions:
+                waiting.append(_Held(item, rec, frozenset(needs), self.tick, complete))
+            else:
+                rec["abandoned_tick"] = self.tick
+
+    def _proposal_pressure(self, target: str) -> tuple[float, float]:
+        store = self.kernel.pheromones
+        return store.unverified(target, SignalType.RISK), store.unverified(target, SignalType.FAILURE)
+
+    def _inputs(
+        self,
+        proposal: ActionProposal,
+        profile: AgentTrustProfile,
+        risk: float,
+        failure: float,
+        budget_ok: bool,
+        result: GateResult,
+    ) -> GateInputs:
+        """The verdict's gate inputs, rebuilt from the kernel's parts and checked against the verdict.
+
+        ``profile`` is the proposer's as the kernel held it when the proposal was made.
+        """
+        kernel = self.kernel
+        inputs = GateInputs(
+            trust_score=profile.trust_score,
+            role=profile.role,
+            risk=risk,
+            failure=failure,
+            missing=kernel.gate.missing_fields(proposal),
+            findings=self._findings(proposal),
+            budget_approved=budget_ok,
+            integrated=True,
+            recent_failures=kernel.consequence_memory.recent_failures(proposal.agent_id),
+            proposal_id=proposal.proposal_id,
+            budget_estimate=proposal.budget_estimate,
+        )
+        again = kernel.gate.evaluate_inputs(inputs)
+        if (again.decision, again.gate_score) != (result.decision, result.gate_score):
+            raise GateReconstructionError(
+                f"{proposal.proposal_id}: rebuilt inputs give {again.decision.value} {again.gate_score!r}, "
+                f"the kernel said {result.decision.value} {result.gate_score!r}"
+            )
+        return inputs
+
+    def _findings(self, proposal: ActionProposal) -> tuple[Any, ...]:
+        key = (proposal.proposal_id, proposal.rollback_plan, tuple(sorted(proposal.evidence)))
+        found = self.cache.findings.get(key)
+        if found is None:
+            found = self.cache.findings[key] = tuple(self.kernel.falsification_worker.analyze(proposal))
+        return found
+
+    def _report(self, proposal: ActionProposal, result: GateResult, failed: bool) -> bool:
+        """Report an executed attempt's outcome; attested when the kernel's own verdict was EXECUTE."""
+        kernel = self.kernel
+        summary = {"summary": "targeted tests failed" if failed else "targeted tests passed"}
+        if kernel.attestation is not None and result.decision is GateDecision.EXECUTE:
+            pid = proposal.proposal_id
+            kernel.authorize_execution(pid, "study-dispatcher")
+            kernel.record_execution_receipt(pid, {"executed": True, "tick": self.tick}, "study-executor")
+            kernel.record_attested_outcome(proposal, summary, tests_passed=not failed, actor_id="study-oracle")
+            return True
+        kernel.record_outcome(proposal, summary, tests_passed=not failed)
+        return False
+
+
 def run_condition(
     cfg: StudyConfig, policy: Policy, workload: RunWorkload, condition: Condition, oracle: OutcomeOracle
-) -> tuple[list[dict[str, Any]], dict[str, bool], int]:
-    """Run one condition over one run's workload; return (records, invariants, proposals made)."""
-    s, h = cfg.study, cfg.hold
-    clock = StudyClock(s.clock_start)
-    kernel = ColonyKernel(
-        ColonyKernelConfig(policy=policy, clock=clock, run_id=f"study-{s.seed}-r{workload.run:02d}-{condition.name}")
-    )
-    try:
-        for agent in workload.agents:
-            kernel.calibrate_agent(agent.agent_id, trust_score=agent.calibrated_trust, total_proposals=agent.calibration_trials)
-        probe = _Probe(kernel, cfg.probe.trust)
-        by_tick: dict[int, list[WorkItem]] = defaultdict(list)
-        for item in workload.items:
-            by_tick[item.tick].append(item)
-        last_tick = max(by_tick) if by_tick else -1
-        horizon = last_tick + s.max_drain_ticks
-        pending: dict[int, list[tuple[WorkItem, int]]] = defaultdict(list)
-        records: list[dict[str, Any]] = []
-        tick = 0
-        while tick <= last_tick or (pending and tick <= horizon):
-            queue = pending.pop(tick, []) + [(item, 0) for item in by_tick.get(tick, ())]
-            for item, attempt in queue:
-                rec = _attempt(kernel, probe, condition, oracle, item, attempt, tick, clock.now)
-                rec["seq"] = len(records)
-                records.append(rec)
-                if rec["decision"] == "hold" and attempt < h.max_revisions and tick + h.revision_delay_ticks <= horizon:
-                    rec["revision_tick"] = tick + h.revision_delay_ticks
-                    pending[tick + h.revision_delay_ticks].append((item, attempt + 1))
-            kernel.tick()
-            tick += 1
-            clock.now = s.clock_start + tick * s.seconds_per_tick
-        invariants = kernel_invariants(kernel, [a.agent_id for a in workload.agents])
-        return records, invariants, len(records)
-    finally:
-        kernel.close()
+) -> ConditionRun:
+    """Run one condition over one run's workload."""
+    return _ConditionRunner(cfg, policy, workload, condition, oracle).run()
 
 
-def _attempt(
-    kernel: ColonyKernel,
-    probe: _Probe,
-    condition: Condition,
-    oracle: OutcomeOracle,
-    item: WorkItem,
-    attempt: int,
-    tick: int,
-    now: float,
-) -> dict[str, Any]:
-    proposal = item.proposal(attempt=attempt, created_at=now)
-    profile = kernel.agent_profile(item.agent_id)
-    budget_ok = kernel.resource_ledger.can_afford(proposal.budget_estimate)[0]
-    risk, failure = _pressure(kernel, item.target)
-    hazard = max(risk, failure)
-    probe_score = probe.score(risk, failure)
-    result = kernel.propose_action(proposal)
-    decision = condition.decide(DecisionContext(result, profile.trust_score, budget_ok))
-    p_fail = item.p_fail_for(attempt)
-    outcome = oracle.outcome(item.run, item.item_id, p_fail=p_fail)
-    executed = decision is GateDecision.EXECUTE
-    probe_after = None
-    if executed:
-        summary = "targeted tests failed" if outcome.failed else "targeted tests passed"
-        kernel.record_outcome(proposal, {"summary": summary}, tests_passed=not outcome.failed)
-        probe_after = probe(item.target)
-    return {
-        "record": "attempt",
-        "run": item.run,
-        "condition": condition.name,
-        "phase": item.phase,
-        "item_id": item.item_id,
-        "proposal_id": proposal.proposal_id,
-        "attempt": attempt,
-        "tick": tick,
-        "agent_id": item.agent_id,
-        "target": item.target,
-        "fragile": item.fragile,
-        "action_type": item.action_type,
-        "missing": [] if attempt else list(item.missing),
-        "trust": profile.trust_score,
-        "role": profile.role.value,
-        "budget_ok": budget_ok,
-        "hazard": hazard,
-        "probe_score": probe_score,
-        "kernel_decision": result.decision.value,
-        "kernel_score": result.gate_score,
-        "falsification_severity": result.falsification_severity,
-        "decision": decision.value,
-        "executed": executed,
-        "u": outcome.u,
-        "p_fail": p_fail,
-        "would_fail": outcome.failed,
-        "failed": outcome.failed if executed else None,
-        "probe_after": probe_after,
-        "revision_tick": None,
-    }
-
-
-def run_one(cfg: StudyConfig, policy: Policy, workload: RunWorkload) -> RunResult:
-    """Run every condition of ``cfg`` over one run's workload."""
+def run_one(
+    cfg: StudyConfig, policy: Policy, workload: RunWorkload, conditions: tuple[Condition, ...] | None = None
+) -> RunResult:
+    """Run every condition of ``cfg`` (or the ``conditions`` given) over one run's workload."""
     oracle = OutcomeOracle(cfg.study.seed)
     records: list[dict[str, Any]] = []
     invariants: dict[str, dict[str, bool]] = {}
+    ledgers: dict[str, dict[str, Any]] = {}
     proposals = 0
-    for condition in build_conditions(cfg):
-        recs, inv, n = run_condition(cfg, policy, workload, condition, oracle)
-        records.extend(recs)
-        invariants[condition.name] = inv
-        proposals += n
-    return RunResult(workload.run, tuple(records), invariants, proposals)
+    cache = _RunCache()
+    for condition in conditions if conditions is not None else build_conditions(cfg, policy):
+        out = _ConditionRunner(cfg, policy, workload, condition, oracle, cache).run()
+        records.extend(out.records)
+        invariants[condition.name] = out.invariants
+        if out.ledger is not None:
+            ledgers[condition.name] = out.ledger
+        proposals += out.proposals
+    return RunResult(workload.run, tuple(records), invariants, proposals, ledgers)

@@ -1,8 +1,8 @@
-"""Run the four-condition study end to end and write its artefacts.
+"""Run the synthetic study end to end and write its artefacts.
 
-``run_study`` generates the workload (``workload.json`` + manifest), runs every run — in a
-process pool when ``parallel > 1``, merged in run order so the bytes never depend on the
-pool — appends one JSON line per attempt to ``traces.jsonl``, analyses the traces and writes
+``run_study`` generates the workload (``workload.json`` + manifest), runs every run — on Dask
+workers (a ``LocalCluster`` of ``parallel`` processes, or the scheduler at ``scheduler``) when
+asked, merged in run order so the bytes never depend on the cluster — appends one JSON line per attempt to ``traces.jsonl``, analyses the traces and writes
 ``study.json``: parameters, provenance hashes, design notes, metric definitions, the
 analysis (paired per-item table, rates with denominators and intervals, H1–H4) and the
 verification checks (reference-gate differential, invariants, formal obligations). Nothing
@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,9 +29,10 @@ from typing import Any
 
 import colony
 from colony.config import Policy, default_policy
+from colony.distributed import dask_client, map_ordered, submit
 from colony.errors import ValidationError
 from colony.research.analysis import METRICS, analyze
-from colony.research.conditions import build_conditions
+from colony.research.conditions import Condition, build_conditions
 from colony.research.runner import TRACE_FIELDS, RunResult, run_one
 from colony.research.seeding import canonical_json, json_sha256, sha256_file
 from colony.research.study_config import StudyConfig, parse_study_config
@@ -54,14 +53,33 @@ DESIGN = {
     "the verdict; outcomes are reported through record_outcome (tests_passed = not failed)",
     "conditions": "every condition proposes through the kernel (the kernel's verdict is recorded everywhere) and "
     "acts on its own adapter's decision; each (run, condition) has a fresh in-memory kernel with an injected clock",
-    "hold": "a HOLD schedules a revision hold.revision_delay_ticks later, at most hold.max_revisions times: a new "
-    "linked proposal with every element supplied, whose hidden failure probability is p_fail_revised; each revision "
-    "costs hold.revision_cost utility",
+    "hold": "a held item waits at least hold.revision_delay_ticks, then until what held it is gone (hazard at the target "
+    "below the medium band, budget affordable, no recent failure there for the hazard-only rule) and is re-proposed as a "
+    "new linked proposal, at most hold.max_revisions times; when the HOLD asked for evidence the re-proposal supplies "
+    "every missing element (hidden failure probability p_fail_revised, charged hold.revision_cost); every tick of "
+    "waiting costs hold.delay_cost_per_tick; an item still held after hold.max_wait_ticks is given up",
+    "attestation": "with study.attestation on, every kernel whose verdict is acted on (the composite) keeps a signed, "
+    "hash-chained ledger of proposals, verdicts, authorizations, receipts and outcomes, validated at the end of each run; "
+    "conditions that act against the kernel's verdict cannot have their executions authorized, so they keep none",
+    "learned": "the learned condition is fitted on always-execute training runs drawn from a seed derived for that "
+    "purpose, never on a measured item",
     "probe": "before each attempt, a complete finding-free proposal from an agent of trust probe.trust is scored "
     "read-only at the attempt's target: the field's effect on the gate without the proposer's",
     "clock": "the kernel clock starts at study.clock_start and advances study.seconds_per_tick per tick, so the "
     "policy's budget period resets deterministically",
 }
+
+
+def _ledger_summary(ledgers: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    """How many kernels kept a ledger, whether each validated, and how many events they hold."""
+    kept = [(run, cond, led) for run, by in sorted(ledgers.items()) for cond, led in sorted(by.items())]
+    return {
+        "ledgers": len(kept),
+        "valid": sum(led["valid"] for _r, _c, led in kept),
+        "events": sum(led["events"] for _r, _c, led in kept),
+        "conditions": sorted({cond for _r, cond, _l in kept}),
+        "invalid": [f"{run}/{cond}: {led['status']}" for run, cond, led in kept if not led["valid"]],
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +89,28 @@ class StudyOutputs:
     results: dict[str, Any]
     paths: dict[str, Path]
     proposals: int
+    conditions: tuple[Condition, ...] = ()
+
+
+def preregistration() -> dict[str, Any]:
+    """The committed preregistration (``colony/config/preregistration_synthetic.yaml``): hash, endpoint, and
+    whether the hypotheses and directions this analysis tests are the ones it declares."""
+    from importlib import resources
+
+    import yaml
+
+    from colony.research.hypotheses import EXPECT
+
+    path = Path(str(resources.files("colony") / "config" / "preregistration_synthetic.yaml"))
+    data = path.read_bytes()
+    declared = yaml.safe_load(data)
+    directions = {h: v["direction"] for h, v in declared["hypotheses"].items()}
+    return {
+        "file": f"colony/config/{path.name}",
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "primary_endpoint": declared["primary_endpoint"],
+        "matches_analysis": directions == EXPECT and declared["primary_endpoint"]["direction"] == EXPECT["H1"],
+    }
 
 
 @lru_cache(maxsize=1)
@@ -87,15 +127,14 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
-def _task(args: tuple[StudyConfig, Policy, RunWorkload]) -> RunResult:
-    cfg, policy, run = args
-    return run_one(cfg, policy, run)
+def _preload_analysis() -> None:
+    """Import the analysis' statistics libraries (seconds of work) while the cluster runs the first tasks."""
+    import scipy.stats  # noqa: F401
+    import statsmodels.stats.multitest  # noqa: F401
 
 
-def _pool(parallel: int) -> ProcessPoolExecutor | None:
-    if parallel <= 1:
-        return None
-    return ProcessPoolExecutor(max_workers=parallel, mp_context=multiprocessing.get_context("spawn"))
+def _task(cfg: StudyConfig, policy: Policy, run: RunWorkload, conditions: tuple[Condition, ...]) -> RunResult:
+    return run_one(cfg, policy, run, conditions)
 
 
 def read_traces(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -141,18 +180,42 @@ def run_study(
     policy: Policy | None = None,
     output_dir: str | Path = "output/research",
     parallel: int = 1,
+    scheduler: str | None = None,
+    client: Any = None,
     verify: bool = True,
     progress: Callable[[int, int, int], None] | None = None,
 ) -> StudyOutputs:
     """Run the study described by ``cfg``; write workload, traces and results under ``output_dir``.
 
-    ``progress(runs_done, runs_total, proposals_so_far)`` is called after each run.
+    Runs go to Dask: ``client`` if given, else a new ``LocalCluster`` of ``parallel`` workers
+    when ``parallel > 1``, else the scheduler at ``scheduler``; otherwise they run serially.
+    ``progress(runs_done, runs_total, proposals_so_far)`` is called as each run finishes.
     """
     if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
         raise ValidationError("parallel", "must be a positive integer", value=parallel)
+    opened = (
+        dask_client(workers=parallel, scheduler=scheduler)
+        if client is None and (parallel > 1 or scheduler is not None)
+        else nullcontext(client)
+    )
+    with opened as active:
+        return _run_study(cfg, policy, Path(output_dir), active, verify, progress)
+
+
+def _run_study(
+    cfg: StudyConfig,
+    policy: Policy | None,
+    out: Path,
+    client: Any,
+    verify: bool,
+    progress: Callable[[int, int, int], None] | None,
+) -> StudyOutputs:
     policy = policy if policy is not None else default_policy()
-    out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
+    # on a cluster the verification checks and the conditions (the learned policy's fit) are the first tasks, on
+    # different workers, and the runs start as soon as the fit is in; serially they are computed here, in order
+    checks = submit(client, verification_summary, policy) if verify and client is not None else None
+    built = submit(client, build_conditions, cfg, policy)
     workload = generate_workload(cfg, trust_deltas=(policy.trust.pass_delta, policy.trust.fail_delta))
     manifest = write_workload(workload, out)
     parameters, policy_values = cfg.to_dict(), policy.to_dict()
@@ -160,7 +223,7 @@ def run_study(
     traces_path = out / "traces.jsonl"
     records: list[dict[str, Any]] = []
     invariants: dict[str, dict[str, dict[str, bool]]] = {}
-    proposals = 0
+    ledgers: dict[str, dict[str, dict[str, Any]]] = {}
     header = {
         "record": "header",
         "schema": SCHEMA,
@@ -171,25 +234,36 @@ def run_study(
         "parameters": parameters,
         "fields": TRACE_FIELDS,
     }
-    pool = _pool(parallel)
-    with pool if pool is not None else nullcontext(), open(traces_path, "w", encoding="utf-8") as fh:
-        # the verification checks run beside the runs when there is a pool (their result does not depend on it)
-        checks = pool.submit(verification_summary, policy) if pool is not None and verify else None
-        tasks = [(cfg, policy, run) for run in workload.runs]
+    seen = [0]
+    arrived: dict[int, RunResult] = {}
+    with open(traces_path, "w", encoding="utf-8") as fh:
         fh.write(canonical_json(header) + "\n")
-        for done, result in enumerate(pool.map(_task, tasks) if pool is not None else map(_task, tasks), start=1):
-            for rec in result.records:
-                fh.write(canonical_json(rec) + "\n")
-            fh.flush()
-            records.extend(result.records)
-            invariants[f"r{result.run:02d}"] = result.invariants
-            proposals += result.proposals
+
+        def tick(done: int, total: int, result: RunResult) -> None:
+            # runs are written in run order as soon as every earlier run is in, while later ones still run
+            arrived[result.run] = result
+            while len(invariants) in arrived:
+                ready = arrived.pop(len(invariants))
+                fh.writelines(canonical_json(rec) + "\n" for rec in ready.records)
+                records.extend(ready.records)
+                invariants[f"r{ready.run:02d}"] = ready.invariants
+                ledgers[f"r{ready.run:02d}"] = ready.ledgers
+            seen[0] += result.proposals
             if progress is not None:
-                progress(done, len(workload.runs), proposals)
-        analysis = analyze(records, cfg, policy)
+                progress(done, total, seen[0])
+
+        conditions_arg = built if client is not None else built.result()  # a future is resolved on the worker
+        if client is not None:
+            _preload_analysis()  # while the first tasks run
+        results_by_run = map_ordered(client, _task, [(cfg, policy, run, conditions_arg) for run in workload.runs], progress=tick)
+    proposals = seen[0]
+    if [r.run for r in results_by_run] != [r.run for r in workload.runs] or arrived:
+        raise RuntimeError("runs came back out of order or incomplete")  # a broken invariant, not an input error
+    conditions: tuple[Condition, ...] = built.result()
+    analysis = analyze(records, cfg, policy, client=client)
     results: dict[str, Any] = {
         "schema": SCHEMA,
-        "title": "Four-condition benchmark of the colony actuation gate (paper §4.1)",
+        "title": "Synthetic study of the colony actuation gate: baselines, ceiling and ablations (paper §4.1)",
         "parameters": parameters,
         "policy": {"sha256": policy_sha, "values": policy_values},
         "provenance": {
@@ -199,8 +273,11 @@ def run_study(
             "workload": manifest,
             "traces": {"file": traces_path.name, "sha256": sha256_file(traces_path), "records": len(records)},
         },
+        "preregistration": preregistration(),
         "design": DESIGN,
-        "conditions": {c.name: c.description for c in build_conditions(cfg)},
+        "conditions": {c.name: c.description for c in conditions},
+        "learned_model": next((c.model.to_dict() for c in conditions if hasattr(c, "model")), None),
+        "attestation": _ledger_summary(ledgers),
         "metric_definitions": {n: {"numerator": a, "denominator": b, "meaning": m} for n, (a, b, m) in METRICS.items()},
         "trace_fields": TRACE_FIELDS,
         "throughput": {"proposals_through_kernel": proposals, "note": "wall-clock timings: output/benchmarks/research.json"},
@@ -227,4 +304,4 @@ def run_study(
         "workload": out / "workload.json",
         "manifest": out / "workload.manifest.json",
     }
-    return StudyOutputs(results, paths, proposals)
+    return StudyOutputs(results, paths, proposals, conditions)

@@ -24,6 +24,8 @@ from typing import Any
 from colony.config import config_dir, read_yaml, require_keys
 from colony.errors import ConfigError
 from colony.models import COST_FIELDS
+from colony.research.sections import AdversarialSection, TradeoffSection, parse_section, section_dict
+from colony.research.sweep_config import SweepSection, parse_sweep
 
 __all__ = [
     "CONDITION_NAMES",
@@ -36,7 +38,7 @@ __all__ = [
 ]
 
 RESEARCH_FILE = "research.yaml"
-CONDITION_NAMES = ("composite", "static_trust", "budget_only", "always_execute")
+CONDITION_NAMES = ("composite", "always_execute")  # required in every study (H1 compares them)
 MISSING_ELEMENTS = ("rollback_plan", "evidence", "tests", "metrics")
 
 
@@ -51,6 +53,7 @@ class StudySection:
     clock_start: float
     seconds_per_tick: float
     max_drain_ticks: int
+    attestation: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +92,17 @@ class CalibrationSection:
 
 
 @dataclass(frozen=True, slots=True)
+class LearnedSection:
+    training_runs: int
+    regularisation: float
+
+
+@dataclass(frozen=True, slots=True)
 class ConditionsSection:
     order: tuple[str, ...]
     static_trust_threshold: float
+    hazard_only_ticks: int
+    learned: LearnedSection
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +110,8 @@ class HoldSection:
     revision_delay_ticks: int
     max_revisions: int
     revision_cost: float
+    delay_cost_per_tick: float
+    max_wait_ticks: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +136,7 @@ class AnalysisSection:
 
 @dataclass(frozen=True, slots=True)
 class StudyConfig:
-    """Every parameter of the four-condition study."""
+    """Every parameter of the synthetic study."""
 
     schema_version: int
     study: StudySection
@@ -134,6 +147,9 @@ class StudyConfig:
     utility: UtilitySection
     probe: ProbeSection
     analysis: AnalysisSection
+    sweep: SweepSection
+    tradeoff: TradeoffSection
+    adversarial: AdversarialSection
     source: str = "<data>"
 
     def to_dict(self) -> dict[str, Any]:
@@ -159,11 +175,16 @@ class StudyConfig:
             "conditions": {
                 "order": list(self.conditions.order),
                 "static_trust_threshold": self.conditions.static_trust_threshold,
+                "hazard_only_ticks": self.conditions.hazard_only_ticks,
+                "learned": dataclasses.asdict(self.conditions.learned),
             },
             "hold": dataclasses.asdict(self.hold),
             "utility": dataclasses.asdict(self.utility),
             "probe": dataclasses.asdict(self.probe),
             "analysis": {**dataclasses.asdict(self.analysis), "coverage_levels": list(self.analysis.coverage_levels)},
+            "sweep": self.sweep.to_dict(),
+            "tradeoff": section_dict(self.tradeoff),
+            "adversarial": section_dict(self.adversarial),
         }
 
     def with_overrides(
@@ -192,6 +213,24 @@ class StudyConfig:
             data["analysis"]["bootstrap_samples"] = bootstrap_samples
         return parse_study_config(data, source=f"{self.source} (overridden)")
 
+    def with_values(self, values: dict[str, Any]) -> StudyConfig:
+        """A copy with dotted keys replaced (``{"workload.ground_truth.fragile_target": 0.0}``), validated again.
+
+        An unknown key is a :class:`ConfigError` naming it; nothing is half-applied (the copy is new).
+        """
+        data = self.to_dict()
+        for dotted, value in values.items():
+            node: Any = data
+            parts = dotted.split(".")
+            for part in parts[:-1]:
+                if not isinstance(node, dict) or part not in node:
+                    raise ConfigError(dotted, "no such research parameter", path=self.source)
+                node = node[part]
+            if not isinstance(node, dict) or parts[-1] not in node:
+                raise ConfigError(dotted, "no such research parameter", path=self.source)
+            node[parts[-1]] = value
+        return parse_study_config(data, source=f"{self.source} (with {sorted(values)})")
+
 
 # ---------------------------------------------------------------------------------- parsing
 def _int(value: Any, key: str, path: str, *, minimum: int) -> int:
@@ -216,7 +255,11 @@ def _section(cls: type, data: Any, key: str, path: str, checks: dict[str, dict[s
     values: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         bounds = checks.get(f.name, {})
-        if f.type in ("int", int):
+        if f.type in ("bool", bool):
+            if not isinstance(raw[f.name], bool):
+                raise ConfigError(f"{key}.{f.name}", f"expected true or false, got {raw[f.name]!r}", path=path)
+            values[f.name] = raw[f.name]
+        elif f.type in ("int", int):
             values[f.name] = _int(raw[f.name], f"{key}.{f.name}", path, minimum=bounds.get("minimum", 0))
         else:
             values[f.name] = _float(raw[f.name], f"{key}.{f.name}", path, low=bounds.get("low"), high=bounds.get("high"))
@@ -308,17 +351,47 @@ def parse_study_config(data: Any, *, source: str = "<data>") -> StudyConfig:
     calibration = _section(
         CalibrationSection, raw["calibration"], "calibration", source, {"start_trust": {"low": 0.0, "high": 1.0}}
     )
-    cond = require_keys(raw["conditions"], "conditions", ("order", "static_trust_threshold"), source)
+    cond = require_keys(
+        raw["conditions"], "conditions", ("order", "static_trust_threshold", "hazard_only_ticks", "learned"), source
+    )
     order = cond["order"]
-    if not isinstance(order, list) or sorted(order) != sorted(CONDITION_NAMES) or order[0] != "composite":
+    if (
+        not isinstance(order, list)
+        or not all(isinstance(n, str) and n.strip() for n in order)
+        or len(set(order)) != len(order)
+        or not set(CONDITION_NAMES) <= set(order)
+        or order[0] != "composite"
+    ):
         raise ConfigError(
-            "conditions.order", f"must list each of {list(CONDITION_NAMES)} once, composite first; got {order!r}", path=source
+            "conditions.order",
+            f"must list distinct condition names, composite first, including each of {list(CONDITION_NAMES)}; got {order!r}",
+            path=source,
         )
+    learned = _section(
+        LearnedSection,
+        cond["learned"],
+        "conditions.learned",
+        source,
+        {"training_runs": {"minimum": 1}, "regularisation": {"low": 1e-6}},
+    )
     conditions = ConditionsSection(
         tuple(order),
         _float(cond["static_trust_threshold"], "conditions.static_trust_threshold", source, low=0.0, high=1.0),
+        _int(cond["hazard_only_ticks"], "conditions.hazard_only_ticks", source, minimum=1),
+        learned,
     )
-    hold = _section(HoldSection, raw["hold"], "hold", source, {"revision_cost": {"low": 0.0}})
+    hold = _section(
+        HoldSection,
+        raw["hold"],
+        "hold",
+        source,
+        {
+            "revision_cost": {"low": 0.0},
+            "delay_cost_per_tick": {"low": 0.0},
+            "revision_delay_ticks": {"minimum": 1},
+            "max_wait_ticks": {"minimum": 1},
+        },
+    )
     utility = _section(UtilitySection, raw["utility"], "utility", source, {})
     if not utility.success >= utility.not_executed >= utility.failure:
         raise ConfigError("utility", "need success >= not_executed >= failure", path=source)
@@ -335,9 +408,11 @@ def parse_study_config(data: Any, *, source: str = "<data>") -> StudyConfig:
     )
     if any(c <= 0 for c in analysis.coverage_levels):
         raise ConfigError("analysis.coverage_levels", "levels must be > 0", path=source)
-    return StudyConfig(
-        schema, study, _workload(raw["workload"], source), calibration, conditions, hold, utility, probe, analysis, source
-    )
+    sweep = parse_sweep(raw["sweep"], source)
+    tradeoff = parse_section(TradeoffSection, raw["tradeoff"], "tradeoff", source)
+    adversarial = parse_section(AdversarialSection, raw["adversarial"], "adversarial", source)
+    return StudyConfig(schema, study, _workload(raw["workload"], source), calibration, conditions, hold, utility, probe,
+                       analysis, sweep, tradeoff, adversarial, source)  # fmt: skip
 
 
 def study_config_path(path: str | os.PathLike[str] | None = None) -> Path:

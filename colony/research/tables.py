@@ -9,7 +9,7 @@ template can loop over them.
 >>> import tempfile
 >>> cfg = load_study_config().with_overrides(runs=2, items=5, warmup_ticks=1, bootstrap_samples=100)
 >>> results = run_study(cfg, output_dir=tempfile.mkdtemp(), verify=False).results
->>> [r["condition"] for r in condition_rows(results)]
+>>> [r["condition"] for r in condition_rows(results)][:4]
 ['composite', 'static_trust', 'budget_only', 'always_execute']
 """
 
@@ -17,7 +17,16 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["condition_rows", "disposition_rows", "headline", "hypothesis_rows", "paired_rows", "per_item_rows"]
+__all__ = [
+    "adversarial_rows",
+    "condition_rows",
+    "disposition_rows",
+    "headline",
+    "hypothesis_rows",
+    "matched_volume_rows",
+    "paired_rows",
+    "per_item_rows",
+]
 
 HEADLINE = ("failure_rate", "harm_per_item", "execution_volume", "hold_rate", "refusal_rate", "utility_per_item")
 
@@ -102,3 +111,31 @@ def headline(results: dict[str, Any]) -> dict[str, Any]:
             "formal": f"{v['formal']['proved']}/{v['formal']['total']} proved" if v["formal"]["z3_available"] else "unavailable",
         }
     return out
+
+
+def matched_volume_rows(tradeoff: dict[str, Any]) -> list[dict[str, Any]]:
+    """``tradeoff.json``: each condition's harm at the composite's volume and its difference, with the interval."""
+    m = tradeoff["matched_volume"]
+    rows = [{"condition": m["reference"], "harm_per_item": m["harm_per_item"], "difference": 0.0, "ci": None,
+             "volume_range": (m["volume"], m["volume"])}]  # fmt: skip
+    for c, v in m["by_condition"].items():
+        d = v["difference"] or {}
+        rows.append({"condition": c, "harm_per_item": v["harm_per_item"], "difference": d.get("estimate"),
+                     "ci": (d["ci_low"], d["ci_high"]) if d else None, "volume_range": tuple(v["volume_range"])})  # fmt: skip
+    return rows
+
+
+def adversarial_rows(adversarial: dict[str, Any]) -> list[dict[str, Any]]:
+    """``adversarial.json``: one row per (scenario, condition, compared group), each metric's difference and interval."""
+    rows = []
+    for scenario, s in adversarial["scenarios"].items():
+        for condition, groups in s["by_condition"].items():
+            for group, metrics in groups.items():
+                if not isinstance(metrics, dict) or "harm_per_item" not in metrics:
+                    continue  # a descriptive entry (trust, pressure), not a comparison
+                row: dict[str, Any] = {"scenario": scenario, "condition": condition, "group": group}
+                for name, d in metrics.items():
+                    row[name] = d["estimate"]
+                    row[f"{name}_ci"] = (d["ci_low"], d["ci_high"])
+                rows.append(row)
+    return rows

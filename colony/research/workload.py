@@ -1,4 +1,4 @@
-"""The versioned, seeded synthetic workload of the four-condition study.
+"""The versioned, seeded synthetic workload of the synthetic study.
 
 Each run gets its own workload (so runs are independent samples, paper §4.1.4): a set of
 targets of which a few are *fragile*, agents with a hidden competence and a supervised
@@ -40,6 +40,8 @@ __all__ = [
     "WorkItem",
     "Workload",
     "generate_workload",
+    "proposal_texts",
+    "sigmoid",
     "write_workload",
 ]
 
@@ -55,7 +57,8 @@ _RATIONALES = {
 _DEFAULT_RATIONALE = "Apply the {action} change to {target}."
 
 
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
+    """The logistic function σ(x) = 1 / (1 + e^(−x))."""
     return 1.0 / (1.0 + math.exp(-x))
 
 
@@ -68,15 +71,19 @@ class Agent:
     calibration_trials: int
     calibration_passes: int
     calibrated_trust: float
+    misreports: bool = False  # adversarial workloads: reports every failed outcome as a success
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "agent_id": self.agent_id,
             "competence": self.competence,
             "calibration_trials": self.calibration_trials,
             "calibration_passes": self.calibration_passes,
             "calibrated_trust": self.calibrated_trust,
         }
+        if self.misreports:
+            out["misreports"] = True
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +104,20 @@ class WorkItem:
     p_fail: float
     p_fail_revised: float
     _fields: dict[str, Any] = field(repr=False, compare=False)
+    adversary: str | None = None  # adversarial workloads: which adversarial behaviour made this item (None: honest)
+    flood: bool = False  # proposed for its side effects only: never executed, held or re-proposed
 
     @property
     def measured(self) -> bool:
         return self.phase == "measured"
 
-    def proposal(self, *, attempt: int, created_at: float) -> ActionProposal:
-        """The ActionProposal for this item; attempt ``n > 0`` is the n-th revision (every element supplied)."""
-        complete = attempt > 0
+    def proposal(self, *, attempt: int, created_at: float, complete: bool | None = None) -> ActionProposal:
+        """The ActionProposal for attempt ``n`` of this item (``n > 0``: the n-th re-proposal).
+
+        ``complete`` (default: ``attempt > 0``) supplies every missing element: rollback plan,
+        tests, metrics and scope.
+        """
+        complete = attempt > 0 if complete is None else complete
         f = self._fields
         return ActionProposal(
             agent_id=self.agent_id,
@@ -120,9 +133,9 @@ class WorkItem:
             created_at=created_at,
         )
 
-    def p_fail_for(self, attempt: int) -> float:
-        """Hidden failure probability of the proposal made at ``attempt``."""
-        return self.p_fail if attempt == 0 else self.p_fail_revised
+    def p_fail_for(self, *, complete: bool) -> float:
+        """Hidden failure probability of the proposal as first made, or with every element supplied."""
+        return self.p_fail_revised if complete else self.p_fail
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -145,7 +158,7 @@ class WorkItem:
             },
             "p_fail": self.p_fail,
             "p_fail_revised": self.p_fail_revised,
-        }
+        } | ({"adversary": self.adversary, "flood": self.flood} if self.adversary is not None else {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +225,8 @@ def _agents(cfg: StudyConfig, run: int, trust_policy: tuple[float, float]) -> tu
     return tuple(agents)
 
 
-def _texts(target: str, action: str, missing: tuple[str, ...]) -> dict[str, Any]:
+def proposal_texts(target: str, action: str, missing: tuple[str, ...]) -> dict[str, Any]:
+    """A proposal's texts for ``action`` on ``target`` lacking ``missing``, and the complete versions a revision supplies."""
     pkg, _, mod = target.partition(".")
     rationale = _RATIONALES.get(action, _DEFAULT_RATIONALE).format(target=target, action=action)
     full_rollback = f"git revert the single commit that changes {target}"
@@ -286,9 +300,9 @@ def _run_workload(cfg: StudyConfig, run: int, trust_policy: tuple[float, float])
                 action_type=action,
                 missing=tuple(missing),
                 budget_estimate=cost,
-                p_fail=round(_sigmoid(base + gt.missing_element * n_missing), 12),
-                p_fail_revised=round(_sigmoid(base), 12),
-                _fields=_texts(target, action, tuple(missing)),
+                p_fail=round(sigmoid(base + gt.missing_element * n_missing), 12),
+                p_fail_revised=round(sigmoid(base), 12),
+                _fields=proposal_texts(target, action, tuple(missing)),
             )
         )
     targets = tuple((n, n in fragile) for n in sorted(names))

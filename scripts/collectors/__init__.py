@@ -38,6 +38,7 @@ MODULES = (
     "results",
     "performance",
     "study",
+    "robustness",
     "history",
     "fixtures",
     "gateway",

@@ -268,19 +268,44 @@ def falsification(ctx: CollectContext) -> dict[str, Any]:
 
 
 def research(ctx: CollectContext) -> dict[str, Any]:
-    """Wall time of the four-condition study, its verification and the differential grid."""
+    """Wall time of the study (serial and on a Dask LocalCluster), its extra stages, its verification and the grid."""
     art = _artefact(ctx, "research")
     res = art.get("results", {})
-    run = ("seconds", "proposals", "proposals_per_second", "runs", "parallel")
+    run = ("seconds", "cpu_seconds", "proposals", "proposals_per_second", "runs", "parallel", "cluster_start_seconds")
+    pooled = res.get("default_parallel_2")
     return {
         "measured": bool(art),
         "machine": _machine(art),
         "serial": pick(res.get("default_serial"), run),
-        "parallel": pick(res.get("default_parallel_2"), run),
+        "parallel": pick(pooled, run),
+        "load_average": dig(pooled, "load_average_before", 0),
+        "speedup": number(res.get("speedup")),
+        "tradeoff": pick(dig(pooled, "tradeoff"), ("seconds", "cpu_seconds")),
+        "adversarial": pick(dig(pooled, "adversarial"), ("seconds", "cpu_seconds")),
+        "attestation_cost": pick(res.get("attestation_cost"), ("with_cpu_seconds", "without_cpu_seconds", "cpu_share")),
         "identical_across_pools": res.get("identical_across_pools"),
         "differential": pick(res.get("differential"), ("points", "seconds", "points_per_second", "disagreements")),
         "formal": pick(res.get("formal"), ("proved", "total", "seconds", "z3")),
         "target_seconds": res.get("target_seconds"),
+    }
+
+
+def sweep(ctx: CollectContext) -> dict[str, Any]:
+    """The sensitivity sweep's cells serially and on the LocalCluster, and the full grid's time."""
+    art = _artefact(ctx, "sweep_scaling")
+    res = art.get("results", {})
+    return {
+        "measured": bool(art),
+        "machine": _machine(art),
+        "load_average": dig(res, "load_average_before", 0),
+        "reduced": pick(res.get("reduced"), ("cells", "serial_seconds", "cluster_seconds", "speedup", "identical")),
+        "prefix": pick(res.get("prefix_serial"), ("cells", "seconds", "speedup")),
+        "full": {
+            **pick(res.get("full"), ("cells", "settings", "seeds", "extrapolated_seconds")),
+            "measured_seconds": number(dig(res, "full", "measured", "seconds")),
+            "measured_load": dig(res, "full", "measured", "load_average", 0),
+        },
+        "target_seconds": dig(res, "targets", "full_seconds"),
     }
 
 
@@ -341,6 +366,7 @@ def perf(ctx: CollectContext) -> dict[str, Any]:
         "attestation": attestation(ctx),
         "falsification": falsification(ctx),
         "research": research(ctx),
+        "sweep": sweep(ctx),
         "notebooks": notebooks(ctx),
         "storage": storage(ctx),
     }

@@ -1,4 +1,4 @@
-"""The four-condition study (``output/research/study.json``) in the shape the manuscript reads.
+"""The synthetic study (``output/research/study.json``) in the shape the manuscript reads.
 
 Rates keep their numerators and denominators, intervals their method and unit, hypotheses
 their statement, scope and verdict. The per-item table stays in the artefact (the manuscript
@@ -15,9 +15,14 @@ from scripts.collectors import CollectContext, collector
 from scripts.collectors.shape import dig, pick
 from scripts.hashing import file_sha256
 
-# names the manuscript refers to even when the study has not been run
-CONDITIONS = ("composite", "static_trust", "budget_only", "always_execute")
+# names the manuscript refers to even when the study has not been run (the study's own order wins when present)
+CONDITIONS = (
+    "composite", "static_trust", "budget_only", "always_execute", "oracle", "hazard_only", "learned",
+    "composite_no_hazard", "composite_no_completeness", "composite_no_trust_tier", "composite_no_proposal_deposits",
+)  # fmt: skip
 BASELINES = CONDITIONS[1:]
+ABLATIONS = tuple(c for c in CONDITIONS if c.startswith("composite_no_"))
+HOLM = ("p", "p_holm", "verdict")
 METRICS = (
     "execution_volume",
     "failure_rate",
@@ -64,7 +69,10 @@ def _renamed(values: dict[str, Any]) -> dict[str, Any]:
 def _condition(analysis: Any, name: str) -> dict[str, Any]:
     base = dig(analysis, "per_condition", name, default={})
     per_run = [_renamed(pick(r, ("run", *COUNT_FIELDS))) for r in base.get("per_run") or []]
+    rates = base.get("per_run_failure_rate") or {}
     return {
+        "runs_without_execution": rates.get("runs_without_execution") or [],
+        "mean_of_defined_run_rates": rates.get("mean_of_defined_runs"),
         "totals": _renamed(pick(base.get("totals"), COUNT_FIELDS)),
         "metrics": {
             m: {**pick(dig(base, "metrics", m), RATE + INTERVAL), "meaning": dig(base, "metrics", m, "meaning")} for m in METRICS
@@ -84,8 +92,13 @@ def _hypothesis(analysis: Any, name: str) -> dict[str, Any]:
         ),
         "immediate_probe_change": pick(dig(h, "secondary", "immediate_probe_change_at_target"), RATE),
         "held_items": h.get("held_items"),
-        "hold_reasons": pick(h.get("hold_reasons"), ("hazard", "budget", "incomplete")),
-        "revision_decisions": pick(h.get("revision_decisions"), ("execute", "hold", "refuse")),
+        "hold_needs": pick(h.get("hold_needs"), ("decay", "budget", "evidence", "trust", "recent_failure")),
+        "mean_wait_ticks": h.get("mean_wait_ticks"),
+        "revision_decisions": pick(h.get("revision_decisions"), ("execute", "hold", "refuse", "abandoned")),
+        "mechanism_check": {
+            "verdict": dig(h, "mechanism_check", "verdict"),
+            **_comparison(dig(h, "mechanism_check", "result")),
+        },
         "expected_value": pick(h.get("expected_value"), ("execute_per_item", "hold_per_item", "refuse_per_item")),
         "per_run": [
             _renamed(
@@ -129,7 +142,12 @@ def _verification(study: Any) -> dict[str, Any]:
     v = dig(study, "verification", default={})
     diff = v.get("differential") or {}
     formal = v.get("formal") or {}
+    overrides = diff.get("overrides") or {}
     return {
+        "differential_ordinary_points": overrides.get("None"),
+        "differential_ordinary_share": (overrides.get("None") / diff["points"])
+        if diff.get("points") and overrides.get("None")
+        else None,
         "differential": {
             **pick(
                 diff,
@@ -171,7 +189,81 @@ def _calibration(analysis: Any) -> dict[str, Any]:
     }
 
 
-@collector("study", inputs=("{output}/research/study.json",))
+def _flips_by_setting(flips: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The flips grouped by setting, in grid order: ``[{"setting", "flips": [{"hypothesis", "default", "here"}]}]``."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for f in flips:
+        grouped.setdefault(f.get("setting"), []).append(pick(f, ("hypothesis", "default", "here")))
+    return [{"setting": name, "flips": found} for name, found in grouped.items()]
+
+
+def _fragile_effect_zero(data: Any) -> dict[str, Any]:
+    """The setting that removes the fragile targets' extra risk (ground truth ``fragile_target`` 0), and its flips."""
+    name = next(
+        (
+            st.get("name")
+            for st in data.get("settings") or []
+            if (st.get("set") or {}) == {"workload.ground_truth.fragile_target": 0}
+        ),
+        None,
+    )
+    flips = [
+        pick(f, ("hypothesis", "default", "here")) for f in dig(data, "summary", "flips", default=[]) if f.get("setting") == name
+    ]
+    return {"setting": name, "flips": flips}
+
+
+def _sweep(ctx: CollectContext) -> dict[str, Any]:
+    """The full sweep (``benchmarks/sweep.json``, from ``make sweep``) when it exists, else the build's reduced grid."""
+    root = ctx.config.out.root
+    for path in (root / "benchmarks" / "sweep.json", root / "research" / "sweep.json"):
+        if path.is_file():
+            data = ctx.read_json(path)
+            return {
+                "present": True,
+                "grid": data.get("grid"),
+                "seeds": data.get("seeds"),
+                "runs_per_cell": data.get("runs_per_cell"),
+                "cells": len(data.get("cells") or []),
+                "settings": [st.get("name") for st in data.get("settings") or []],
+                "setting_count": len(data.get("settings") or []),
+                "flip_count": len(dig(data, "summary", "flips", default=[])),
+                "flips_by_setting": _flips_by_setting(dig(data, "summary", "flips", default=[])),
+                "fragile_effect_zero": _fragile_effect_zero(data),
+                "by_setting": dig(data, "summary", "by_setting", default={}),
+                "flips": dig(data, "summary", "flips", default=[]),
+                "seconds": dig(data, "timing", "seconds"),
+                "engine": dig(data, "timing", "engine"),
+            }
+    return {"present": False, "grid": None, "seeds": None, "runs_per_cell": None, "cells": 0, "settings": [], "setting_count": 0,
+            "flip_count": 0, "flips_by_setting": [], "fragile_effect_zero": {"setting": None, "flips": []},
+            "by_setting": {}, "flips": [], "seconds": None, "engine": None}  # fmt: skip
+
+
+def _mutation(ctx: CollectContext) -> dict[str, Any]:
+    path = ctx.config.out.root / "benchmarks" / "mutation.json"
+    if not path.is_file():
+        return {"present": False, "all_caught": None, "mutants": {}, "mutant_count": 0, "tests": [], "mode": None}
+    report = ctx.read_json(path).get("results") or {}  # benchmarks.common.write_artefact wraps the report in "results"
+    mutants = {
+        n: {"description": m.get("description"), "caught": m.get("caught"), "caught_by": len(m.get("caught_by") or []),
+            "example": (m.get("caught_by") or [None])[0], "mode": m.get("mode", "full")}
+        for n, m in (report.get("mutants") or {}).items()
+    }  # fmt: skip
+    return {"present": True, "all_caught": report.get("all_caught"), "mutants": mutants, "mutant_count": len(mutants),
+            "tests": report.get("tests") or [],
+            "mode": report.get("mode", "full")}  # fmt: skip
+
+
+@collector(
+    "study",
+    inputs=(
+        "{output}/research/study.json",
+        "{output}/research/sweep.json",
+        "{output}/benchmarks/sweep.json",
+        "{output}/benchmarks/mutation.json",
+    ),
+)
 def study(ctx: CollectContext) -> dict[str, Any]:
     """The study's parameters, per-condition rates, paired differences, H1–H4 and verification."""
     path = ctx.config.out.root / "research" / "study.json"
@@ -208,4 +300,18 @@ def study(ctx: CollectContext) -> dict[str, Any]:
         "hypothesis_count": len(COMPARISONS),
         "calibration": _calibration(analysis),
         "verification": _verification(data),
+        "ablations": list(ABLATIONS),
+        "holm": {h: pick(dig(analysis, "holm", "tests", h), HOLM) for h in COMPARISONS},
+        "mixed_model": {
+            k: pick(
+                dig(analysis, "mixed_model", f"composite_vs_{k}"),
+                ("odds_ratio", "odds_ratio_ci", "log_odds_ratio", "ci_low", "ci_high", "n_items", "n_agents"),
+            )
+            for k in ("always_execute", "static_trust")
+        },  # fmt: skip
+        "preregistration": pick(data.get("preregistration"), ("file", "sha256", "matches_analysis")),
+        "attestation": pick(data.get("attestation"), ("ledgers", "valid", "events")),
+        "learned_model": pick(data.get("learned_model"), ("training_attempts", "training_failures")),
+        "sweep": _sweep(ctx),
+        "mutation": _mutation(ctx),
     }

@@ -3,7 +3,7 @@
 ``populate(out)`` writes what the build's earlier stages would: a passing gate report (fake:
 the gates are not what these tests check), the paired-locality replay, the notebooks' JSON
 results (computed by the same fixture functions the notebooks call, with the notebooks' own
-default parameters), a small four-condition study, and benchmark artefacts copied from
+default parameters), a small study with its trade-off curves and adversarial workloads, and benchmark artefacts copied from
 ``data/benchmarks`` (measured once on a development machine; the tests only need their
 shape). ``collect(config)`` then runs the real collectors, as the variables stage does.
 """
@@ -25,13 +25,22 @@ if str(ROOT) not in sys.path:
 from colony.notebooks.fixtures import decay_fixture, gate_landscape, save_results, trust_fixture  # noqa: E402
 from colony.notebooks.parameters import parameter_spec  # noqa: E402
 from colony.replay import run_paired_locality_replay, write_replay_artifact  # noqa: E402
+from colony.research.adversarial_study import run_adversarial  # noqa: E402
+from colony.research.seeding import canonical_json  # noqa: E402
 from colony.research.study import run_study  # noqa: E402
 from colony.research.study_config import load_study_config  # noqa: E402
+from colony.research.sweep import run_sweep  # noqa: E402
+from colony.research.tradeoff import run_tradeoff  # noqa: E402
 from scripts import variables  # noqa: E402
 from scripts.buildconfig import BuildConfig  # noqa: E402
 from scripts.collectors import load_collectors  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
+# a small trade-off, adversarial and reduced sweep run beside the small study: every curve, scenario and branch
+SMALL_EXTRAS = {"tradeoff.runs": 2, "tradeoff.execute_threshold": [0.65, 0.85], "tradeoff.static_trust_threshold": [0.4],
+                "tradeoff.cutoff": [0.2], "tradeoff.hazard_only_ticks": [1], "adversarial.runs": 2,
+                "adversarial.sybil_ids": [1, 2], "sweep.reduced.seeds": 2, "sweep.reduced.runs": 2,
+                "sweep.reduced.names": ["default", "fragile effect 0"]}  # fmt: skip
 NOT_PARAMETERS = ("output_dir", "show_explorer")
 GATE_REPORT = {
     "passed": True,
@@ -81,7 +90,12 @@ def populate(out: Path, *, benchmarks: bool = True, study: bool = True, history:
         shutil.copyfile(recorded, notebooks / recorded.name)
     if study:
         config = load_study_config().with_overrides(runs=3, items=12, warmup_ticks=2, bootstrap_samples=200)
-        run_study(config, output_dir=out / "research", verify=True)
+        config = config.with_values(SMALL_EXTRAS)
+        done = run_study(config, output_dir=out / "research", verify=True)
+        tradeoff = run_tradeoff(config, study_results=done.results, built={c.name: c for c in done.conditions})
+        (out / "research" / "tradeoff.json").write_text(canonical_json(tradeoff), encoding="utf-8")
+        (out / "research" / "adversarial.json").write_text(canonical_json(run_adversarial(config)), encoding="utf-8")
+        (out / "research" / "sweep.json").write_text(canonical_json(run_sweep(config, grid="reduced")), encoding="utf-8")
     if history:  # a real-history study result (from `colony history study` on the committed datasets)
         (out / "history").mkdir(parents=True, exist_ok=True)
         shutil.copyfile(DATA / "history" / "study.json", out / "history" / "study.json")

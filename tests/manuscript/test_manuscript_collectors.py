@@ -132,3 +132,49 @@ def test_hazard_holds_split_by_channel_when_the_traces_carry_both(complete: tupl
         "from_failure": 1,
         "from_both": 1,
     }
+
+
+def test_the_mutation_report_is_read_inside_its_artefact_wrapper(complete: tuple[BuildConfig, dict[str, Any]]) -> None:
+    """Regression: the collector read ``mutants`` at the artefact's top level, where write_artefact never puts it, so
+    the manuscript reported zero mutants and no verdict."""
+    _, snapshot = complete
+    mutation = snapshot["study"]["mutation"]
+    artefact = json.loads((ROOT / "tests" / "manuscript" / "data" / "benchmarks" / "mutation.json").read_text())["results"]
+    assert mutation["present"] and mutation["all_caught"] is True and mutation["mode"] == artefact["mode"]
+    assert set(mutation["mutants"]) == set(artefact["mutants"]) and len(mutation["mutants"]) == 4
+    for name, m in mutation["mutants"].items():
+        assert m["caught"] and m["caught_by"] == len(artefact["mutants"][name]["caught_by"]) > 0
+        assert m["example"] == artefact["mutants"][name]["caught_by"][0]
+
+
+def test_tradeoff_and_adversarial_keep_their_shape_and_their_counts(
+    complete: tuple[BuildConfig, dict[str, Any]], degraded: tuple[BuildConfig, dict[str, Any]]
+) -> None:
+    _, full = complete
+    _, empty = degraded
+    for name in ("tradeoff", "adversarial"):
+        assert full[name]["present"] is True and empty[name]["present"] is False
+    assert shape(full["tradeoff"]["matched"]) == shape(empty["tradeoff"]["matched"])
+    for key in ("misreport", "boilerplate", "attack", "trust_farming"):
+        assert shape(full["adversarial"][key]) == shape(empty["adversarial"][key]), key
+    assert empty["tradeoff"]["matched"]["oracle"]["harm_per_item"] is None and empty["adversarial"]["sybil"] == []
+    reference = full["tradeoff"]["reference"]
+    composite = next(c for c in full["tradeoff"]["curves"] if c["condition"] == "composite")
+    study_point = next(p for p in composite["points"] if p["study_value"])
+    assert (study_point["volume"], study_point["harm_per_item"]) == (reference["volume"], reference["harm_per_item"])
+    assert full["adversarial"]["sybil_ids"] == [s["identities"] for s in full["adversarial"]["sybil"]] == [1, 2]
+    victim = full["adversarial"]["sybil"][0]["composite"]["victim"]["not_executed_first"]
+    assert victim["a"]["denominator"] == victim["b"]["denominator"] > 0  # the same honest items in both workloads
+
+
+def test_the_sweep_groups_its_flips_and_finds_the_fragile_effect_setting(
+    complete: tuple[BuildConfig, dict[str, Any]], degraded: tuple[BuildConfig, dict[str, Any]]
+) -> None:
+    _, full = complete
+    _, empty = degraded
+    sweep = full["study"]["sweep"]
+    assert sweep["present"] and sweep["grid"] == "reduced" and sweep["setting_count"] == len(sweep["settings"]) == 2
+    assert sweep["fragile_effect_zero"]["setting"] == "fragile effect 0"
+    assert sum(len(g["flips"]) for g in sweep["flips_by_setting"]) == sweep["flip_count"]
+    assert all(f["here"] != f["default"] for g in sweep["flips_by_setting"] for f in g["flips"])
+    assert empty["study"]["sweep"]["present"] is False and empty["study"]["sweep"]["fragile_effect_zero"]["flips"] == []

@@ -75,3 +75,29 @@ def test_run_all_over_another_directory_runs_serially_longest_first(tmp_path: Pa
     assert [r.name for r in results] == ["01_a", "02_b"] and done == ["02_b", "01_a"]
     assert results[0].ok and (out / "a.txt").read_text() == "2"
     assert not results[1].ok and "AssertionError" in (results[1].error or "")
+
+
+def test_the_batch_runs_on_the_workers_of_a_dask_scheduler(tmp_path: Path) -> None:
+    """``scheduler=`` sends each notebook to that cluster's worker processes: each kernel's parent is a Dask worker."""
+    import os
+
+    from colony.distributed import dask_client
+
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    for name in ("01_a", "02_b", "03_c"):
+        _write(
+            nbs / f"{name}.ipynb",
+            "output_dir = 'x'",
+            f"import os\nopen(f'{{output_dir}}/{name}.pid', 'w').write(str(os.getppid()))",
+        )
+    out = tmp_path / "out"
+    seen: list[int] = []
+    with dask_client(workers=2) as client:
+        workers = set(client.run(os.getpid).values())
+        results = run_all(output_dir=out, notebook_dir=nbs, cwd=tmp_path, scheduler=client.scheduler.address,
+                          progress=lambda r, done, total: seen.append(done))  # fmt: skip
+    assert [r.name for r in results] == ["01_a", "02_b", "03_c"] and all(r.ok for r in results)
+    parents = {int((out / f"{name}.pid").read_text()) for name in ("01_a", "02_b", "03_c")}
+    assert parents <= workers and os.getpid() not in parents
+    assert sorted(seen) == [1, 2, 3]

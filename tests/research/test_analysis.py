@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from colony.config import default_policy
-from colony.research.analysis import METRICS, analyze
-from colony.research.hypotheses import h1_failure_rate, h2_locality, h3_hold_value, h4_matched_volume, verdict
+from colony.research.analysis import METRICS, _run_rates, analyze
+from colony.research.hypotheses import h1_failure_rate, h2_locality, h3_hold_value, h4_matched_volume, holm, verdict
 from colony.research.outcomes import COUNT_FIELDS, item_dispositions, run_counts
 from colony.research.study import StudyOutputs
 from tests.research.conftest import small_config
@@ -95,7 +95,10 @@ def _h2_records(run: int, same_probe: float, other_probe: float) -> list[dict[st
 def test_h2_compares_same_target_and_elsewhere_successors() -> None:
     records = [r for run in range(3) for r in _h2_records(run, 0.725, 0.875)]
     out = h2_locality(records, [0, 1, 2], **BOOT)
-    assert out["verdict"] == "supported" and out["result"]["estimate"] == pytest.approx(-0.15)
+    # the test is on the actual next decisions; the probe is the mechanism check
+    assert out["verdict"] == "supported" and out["result"]["estimate"] == pytest.approx(1.0)
+    assert out["mechanism_check"]["result"]["estimate"] == pytest.approx(-0.15)
+    assert out["mechanism_check"]["verdict"] == "supported"
     assert out["events"] == {
         "failure_events": 3,
         "with_both_successors": 3,
@@ -105,7 +108,7 @@ def test_h2_compares_same_target_and_elsewhere_successors() -> None:
     assert out["secondary"]["immediate_probe_change_at_target"]["value"] == pytest.approx(-0.15)
     assert out["secondary"]["non_execute_rate_difference"]["estimate"] == pytest.approx(1.0)
     none = h2_locality([r for run in range(3) for r in _h2_records(run, 0.875, 0.875)], [0, 1, 2], **BOOT)
-    assert none["verdict"] == "inconclusive"
+    assert none["mechanism_check"]["verdict"] == "inconclusive"
     lonely = h2_locality([rec("composite", 0, "e", 0, "execute", would_fail=True, probe_after=0.7)], [0], **BOOT)
     assert lonely["verdict"] == "no data" and lonely["events"]["without_a_successor"] == 1
 
@@ -114,16 +117,17 @@ def test_h3_weighs_revision_against_both_binary_answers() -> None:
     records = []
     for run in range(3):
         # held; would fail as proposed; the revision executes and succeeds
-        records += [rec("composite", run, "h", 0, "hold", would_fail=True, p_fail=0.6),
-                    rec("composite", run, "h", 1, "execute", would_fail=False, p_fail=0.3)]  # fmt: skip
-    items = item_dispositions(records, utility=UTILITY, revision_cost=0.25)
-    out = h3_hold_value(items, [0, 1, 2], utility=UTILITY, revision_cost=0.25, hazard_medium=3.0, **BOOT)
+        records += [rec("composite", run, "h", 0, "hold", would_fail=True, p_fail=0.6, hold_needs=["evidence"]),
+                    rec("composite", run, "h", 1, "execute", would_fail=False, p_fail=0.3, supplied=True, waited_ticks=2)]  # fmt: skip
+    items = item_dispositions(records, utility=UTILITY, revision_cost=0.25, delay_cost=0.05)
+    out = h3_hold_value(items, [0, 1, 2], utility=UTILITY, revision_cost=0.25, delay_cost=0.05, **BOOT)
     assert out["held_items"] == 3 and out["revision_decisions"] == {"execute": 3}
-    assert out["result"]["vs_refuse"]["estimate"] == pytest.approx(0.75)
-    assert out["result"]["vs_execute"]["estimate"] == pytest.approx(0.75 + 2.0)
+    # utility of the held item: success 1.0, minus one supply (0.25), minus two ticks of delay (0.1)
+    assert out["result"]["vs_refuse"]["estimate"] == pytest.approx(0.65)
+    assert out["result"]["vs_execute"]["estimate"] == pytest.approx(0.65 + 2.0)
     assert out["verdict"] == "supported"
-    assert out["expected_value"]["hold_per_item"] == pytest.approx(-0.25 + 0.7 * 1.0 + 0.3 * -2.0)
-    assert out["hold_reasons"] == {"trust": 3}
+    assert out["expected_value"]["hold_per_item"] == pytest.approx(-0.25 - 0.1 + 0.7 * 1.0 + 0.3 * -2.0)
+    assert out["hold_reasons"] == {"evidence": 3} and out["mean_wait_ticks"] == 2
     assert "Cannot say" in out["scope"]
 
 
@@ -167,4 +171,41 @@ def test_analysis_of_a_real_study(small_study: StudyOutputs, small_records: list
     for h in a["hypotheses"].values():
         assert h["verdict"] in {"supported", "not supported", "inconclusive", "no data"} and h["scope"]
     assert a["calibration"]["n"] == n_items
-    assert set(a["paired_differences"]["by_baseline"]) == {"static_trust", "budget_only", "always_execute"}
+    assert set(a["paired_differences"]["by_baseline"]) == set(cfg.conditions.order[1:])
+    assert set(a["holm"]["tests"]) == {"H1", "H2", "H3", "H4"}
+    for name, t in a["holm"]["tests"].items():
+        assert t["p_holm"] is None or t["p"] <= t["p_holm"] <= 1.0
+        assert t["verdict"] != "supported" or a["hypotheses"][name]["verdict"] in ("supported", "inconclusive")
+    for c in cfg.conditions.order:
+        rates = a["per_condition"][c]["per_run_failure_rate"]
+        assert len(rates["by_run"]) == cfg.study.runs
+        assert rates["runs_without_execution"] == [x["run"] for x in rates["by_run"] if x["value"] is None]
+    mixed = a["mixed_model"]["composite_vs_always_execute"]
+    assert mixed["ci_low"] <= mixed["log_odds_ratio"] <= mixed["ci_high"] and mixed["n_runs"] == cfg.study.runs
+
+
+def test_a_run_that_executes_nothing_is_listed_not_dropped() -> None:
+    # static trust executes nothing in run 1: its pooled rate hides it, the per-run view must not
+    records = [rec("static_trust", 0, "a", 0, "execute", would_fail=True), rec("static_trust", 0, "b", 0, "execute"),
+               rec("static_trust", 1, "c", 0, "refuse"), rec("static_trust", 1, "d", 0, "refuse")]  # fmt: skip
+    items = item_dispositions(records, utility=UTILITY, revision_cost=0.25)
+    counts = run_counts(items.values())
+    rates = _run_rates(counts, "static_trust", [0, 1])
+    assert rates["by_run"] == [{"run": 0, "value": 0.5}, {"run": 1, "value": None}]
+    assert rates["runs_without_execution"] == [1] and rates["defined_runs"] == 1 and rates["mean_of_defined_runs"] == 0.5
+
+
+def test_holm_adjusts_across_the_four_hypotheses() -> None:
+    def h(p_neg: float, p_pos: float, v: str) -> dict:
+        res = {"p": {"negative": p_neg, "positive": p_pos}}
+        return {"result": res, "verdict": v}
+
+    hyps = {"H1": h(0.01, 0.99, "supported"), "H2": h(0.9, 0.02, "supported"), "H4": h(0.04, 0.96, "supported"),
+            "H3": {"result": {"vs_refuse": {"p": {"negative": 0.9, "positive": 0.001}},
+                              "vs_execute": {"p": {"negative": 0.5, "positive": 0.5}}}, "verdict": "inconclusive"}}  # fmt: skip
+    out = holm(hyps, alpha=0.05)["tests"]
+    # sorted p: 0.01 (x4 = 0.04), 0.02 (x3 = 0.06), 0.04 (x2 = 0.08), 0.5 (x1): only H1 survives
+    assert out["H1"] == {"p": 0.01, "p_holm": pytest.approx(0.04), "verdict": "supported"}
+    assert out["H2"]["p_holm"] == pytest.approx(0.06) and out["H2"]["verdict"] == "inconclusive"
+    assert out["H4"]["p_holm"] == pytest.approx(0.08) and out["H4"]["verdict"] == "inconclusive"
+    assert out["H3"]["p"] == 0.5 and out["H3"]["verdict"] == "inconclusive"

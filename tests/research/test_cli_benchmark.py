@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from colony.cli import main
 
@@ -33,6 +34,38 @@ def test_run_as_a_subprocess_prints_progress_and_writes_the_files(tmp_path: Path
     assert study["parameters"]["study"]["seed"] == 7 and study["parameters"]["study"]["runs"] == 2
     m = info["conditions"]["composite"]["failure_rate"]
     assert m["denominator"] == study["analysis"]["per_condition"]["composite"]["totals"]["executed"]
+
+
+def test_tradeoff_and_adversarial_run_beside_the_study_on_the_same_cluster(tmp_path: Path) -> None:
+    from colony.research.study_config import load_study_config
+
+    data = load_study_config().with_values({
+        "tradeoff.runs": 2, "tradeoff.execute_threshold": [0.85], "tradeoff.static_trust_threshold": [0.4],
+        "tradeoff.cutoff": [0.2], "tradeoff.hazard_only_ticks": [1], "adversarial.runs": 1, "adversarial.sybil_ids": [2],
+    }).to_dict()  # fmt: skip
+    config = tmp_path / "research.yaml"
+    config.write_text(yaml.safe_dump(data))
+    out = tmp_path / "research"
+    proc = subprocess.run(
+        [sys.executable, "-m", "colony.cli", "benchmark", "run", *SMALL, "--no-verify", "--parallel", "2", "--tradeoff",
+         "--adversarial", "--config", str(config), "--output", str(out), "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "benchmark: trade-off 1/" in proc.stderr and "benchmark: adversarial 1/" in proc.stderr
+    info = json.loads(proc.stdout)
+    assert info["files"]["tradeoff"] == str(out / "tradeoff.json") and info["files"]["adversarial"] == str(
+        out / "adversarial.json"
+    )
+    study = json.loads((out / "study.json").read_text())
+    tradeoff = json.loads((out / "tradeoff.json").read_text())
+    adversarial = json.loads((out / "adversarial.json").read_text())
+    assert tradeoff["schema"] == "colony.research.tradeoff/1" and adversarial["schema"] == "colony.research.adversarial/1"
+    point = next(p for p in tradeoff["curves"]["composite"]["points"] if p["study_value"])
+    assert [r["executed"] for r in point["per_run"]] == [
+        r["executed"] for r in study["analysis"]["per_condition"]["composite"]["per_run"]
+    ]
+    assert set(adversarial["scenarios"]) == {"misreport", "sybil_2", "boilerplate", "attack", "trust_farming"}
 
 
 def test_analyze_checks_a_study_against_its_traces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,4 @@
-"""The four condition adapters and their registry."""
+"""The condition adapters and their registry."""
 
 from __future__ import annotations
 

@@ -59,6 +59,9 @@ class _Inverted:
     def decide(self, ctx: DecisionContext) -> GateDecision:
         return GateDecision.REFUSE if Composite().decide(ctx) is GateDecision.EXECUTE else GateDecision.EXECUTE
 
+    def hold_needs(self, ctx: DecisionContext) -> frozenset[str]:
+        return frozenset()
+
 
 def test_same_draw_in_every_condition_and_attempt(small_records: list[dict]) -> None:
     draws = defaultdict(set)
@@ -70,7 +73,7 @@ def test_same_draw_in_every_condition_and_attempt(small_records: list[dict]) -> 
     assert draws and all(len(v) == 1 for v in draws.values())
     assert all(len(v) == 1 for v in first.values())
     conditions = {r["condition"] for r in small_records}
-    assert conditions == {"composite", "static_trust", "budget_only", "always_execute"}
+    assert conditions == set(small_config().conditions.order) >= {"composite", "static_trust", "budget_only", "always_execute"}
 
 
 def test_opposite_decisions_get_identical_draws() -> None:
@@ -78,8 +81,8 @@ def test_opposite_decisions_get_identical_draws() -> None:
     run = generate_workload(cfg).runs[0]
     oracle = OutcomeOracle(cfg.study.seed)
     policy = default_policy()
-    normal, _, _ = run_condition(cfg, policy, run, Composite(), oracle)
-    inverted, _, _ = run_condition(cfg, policy, run, _Inverted(), oracle)
+    normal = run_condition(cfg, policy, run, Composite(), oracle).records
+    inverted = run_condition(cfg, policy, run, _Inverted(), oracle).records
     a = {r["item_id"]: (r["u"], r["would_fail"]) for r in normal if r["attempt"] == 0}
     b = {r["item_id"]: (r["u"], r["would_fail"]) for r in inverted if r["attempt"] == 0}
     assert a == b

@@ -61,8 +61,15 @@ def test_results_describe_themselves(small_study: StudyOutputs) -> None:
     assert parse_policy(r["policy"]["values"]) == default_policy()
     assert set(r["conditions"]) == set(small_config().conditions.order)
     assert set(r["metric_definitions"]) >= {"failure_rate", "harm_per_item", "execution_volume", "utility_per_item"}
-    assert r["invariants"]["all_hold"] and r["invariants"]["kernels_checked"] == 3 * 4 and r["invariants"]["violations"] == []
+    assert (
+        r["invariants"]["all_hold"]
+        and r["invariants"]["kernels_checked"] == 3 * len(small_config().conditions.order)
+        and r["invariants"]["violations"] == []
+    )
     assert {"bootstrap", "warm_up", "oracle", "hold", "probe"} <= set(r["design"])
+    assert r["attestation"] == {"ledgers": 3, "valid": 3, "events": r["attestation"]["events"], "conditions": ["composite"],
+                                "invalid": []} and r["attestation"]["events"] > 0  # fmt: skip
+    assert set(r["learned_model"]["coefficients"]) >= {"trust", "risk", "failure"}
     assert r["throughput"]["proposals_through_kernel"] == small_study.proposals == prov["traces"]["records"]
     text = small_study.paths["study"].read_text()
     assert "elapsed" not in text and "measured_at" not in text  # no wall clock in results

@@ -22,7 +22,10 @@ def test_packaged_defaults_are_the_papers_trial_structure() -> None:
     cfg = load_study_config()
     s = cfg.study
     assert (s.runs, s.agents, s.items, s.warmup_ticks) == (20, 5, 50, 10)
-    assert cfg.conditions.order == ("composite", "static_trust", "budget_only", "always_execute")
+    assert cfg.conditions.order[:4] == ("composite", "static_trust", "budget_only", "always_execute")
+    assert {"oracle", "hazard_only", "learned", "composite_no_hazard", "composite_no_completeness",
+            "composite_no_trust_tier", "composite_no_proposal_deposits"} <= set(cfg.conditions.order)  # fmt: skip
+    assert cfg.study.attestation is True
     assert cfg.analysis.bootstrap_samples == 2000 and cfg.analysis.confidence == 0.95
     assert study_config_path().name == "research.yaml"
 
@@ -66,11 +69,31 @@ _DELETE = object()
         ("conditions.order", ["composite", "static_trust", "budget_only"], "conditions.order"),
         ("conditions.order", ["static_trust", "composite", "budget_only", "always_execute"], "conditions.order"),
         ("conditions.static_trust_threshold", 1.2, "conditions.static_trust_threshold"),
+        (
+            "conditions.order",
+            ["composite", "static_trust", "budget_only", "always_execute", "oracle", "oracle"],
+            "conditions.order",
+        ),
+        ("conditions.hazard_only_ticks", 0, "conditions.hazard_only_ticks"),
+        ("hold.delay_cost_per_tick", -0.1, "hold.delay_cost_per_tick"),
+        ("study.attestation", "yes", "study.attestation"),
         ("utility.failure", 5.0, "utility"),
         ("analysis.bootstrap_samples", 50, "analysis.bootstrap_samples"),
         ("analysis.coverage_levels", [0.0, 0.5], "analysis.coverage_levels"),
         ("calibration.start_trust", -0.1, "calibration.start_trust"),
         ("schema_version", 2, "schema_version"),
+        ("tradeoff.runs", 0, "tradeoff.runs"),
+        ("tradeoff.runs", "10", "tradeoff.runs"),
+        ("tradeoff.execute_threshold", [0.85, 0.65], "tradeoff.execute_threshold"),
+        ("tradeoff.cutoff", [0.2, 1.0], "tradeoff.cutoff"),
+        ("tradeoff.conditions", ["static_trust", "composite"], "tradeoff.conditions"),
+        ("tradeoff.hazard_only_ticks", _DELETE, "tradeoff.hazard_only_ticks"),
+        ("tradeoff", [1, 2], "tradeoff"),
+        ("adversarial.sybil_ids", [0, 2], "adversarial.sybil_ids"),
+        ("adversarial.attack_logit", float("nan"), "adversarial.attack_logit"),
+        ("adversarial.farming_share", 1.0, "adversarial.farming_share"),
+        ("adversarial.extra", 1, "adversarial.extra"),
+        ("adversarial.conditions", ["composite", "composite"], "adversarial.conditions"),
     ],
 )
 def test_bad_values_raise_config_error_naming_the_key(data: dict[str, Any], dotted: str, value: Any, key: str) -> None:
@@ -115,3 +138,15 @@ def test_unreadable_and_invalid_files(tmp_path: Path) -> None:
     bad.write_text("study: [unclosed", encoding="utf-8")
     with pytest.raises(ConfigError, match="invalid YAML"):
         load_study_config(bad)
+
+
+def test_with_values_sets_dotted_keys_and_rejects_unknown_ones() -> None:
+    cfg = load_study_config()
+    changed = cfg.with_values({"workload.ground_truth.fragile_target": 0.0, "hold.max_wait_ticks": 4})
+    assert changed.workload.ground_truth.fragile_target == 0.0 and changed.hold.max_wait_ticks == 4
+    assert cfg.workload.ground_truth.fragile_target != 0.0  # the original is untouched
+    with pytest.raises(ConfigError) as info:
+        cfg.with_values({"workload.ground_truth.no_such": 1.0})
+    assert info.value.key == "workload.ground_truth.no_such"
+    with pytest.raises(ConfigError):
+        cfg.with_values({"hold.max_wait_ticks": 0})

@@ -99,7 +99,7 @@ def test_proposals_lack_exactly_the_missing_elements_and_revisions_supply_them()
             assert rev.proposal_id == f"{i.item_id}.rev1"
             assert ActuationGate.missing_fields(rev) == ()
             assert {"tests", "metrics"} <= set(rev.evidence)
-            assert i.p_fail_for(0) == i.p_fail and i.p_fail_for(1) == i.p_fail_revised
+            assert i.p_fail_for(complete=False) == i.p_fail and i.p_fail_for(complete=True) == i.p_fail_revised
             # the kernel never sees the ground truth
             assert "p_fail" not in json.dumps(p.to_dict())
     assert all(seen[m] > 0 for m in ("rollback_plan", "evidence", "tests", "metrics"))
