@@ -33,9 +33,9 @@ def plot(ctx: FigureContext) -> Figure:
         for j, h in enumerate(HYPOTHESES):
             v = sweep["by_setting"][name]["hypotheses"][h]["verdicts"]
             text = f"{v['supported']}/{v['inconclusive']}/{v['not supported']}"
-            axes.text(j, i, text, ha="center", va="center", fontsize=6, color="white" if grid[i][j] < 0.6 else "black")
+            axes.text(j, i, text, ha="center", va="center", fontsize=7.5, color="white" if grid[i][j] < 0.6 else "black")
     axes.set_xticks(range(len(HYPOTHESES)), HYPOTHESES)
-    axes.set_yticks(range(len(settings)), settings, fontsize=6.5)
+    axes.set_yticks(range(len(settings)), settings, fontsize=7.5)
     axes.set_xlabel("hypothesis (cells: supported / inconclusive / not supported seeds)")
     axes.grid(visible=False)
     figure.colorbar(image, ax=axes, label="share of seeds supported")

@@ -39,12 +39,12 @@ def plot(ctx: FigureContext) -> Figure:
     axes.axvline(ref["volume"], color="black", linewidth=0.8, linestyle="--")
     right = ref["volume"] > 0.5  # label on the side with room
     axes.text(ref["volume"], 0.98, "composite's volume " if right else " composite's volume", ha="right" if right else "left",
-              transform=axes.get_xaxis_transform(), fontsize=6.5, va="top")  # fmt: skip
+              transform=axes.get_xaxis_transform(), fontsize=7.5, va="top")  # fmt: skip
     axes.set_xlabel("executed volume (executed / measured items)")
     axes.set_ylabel("harm (failures / measured items)")
     axes.set_xlim(-0.02, 1.02)
     axes.set_ylim(bottom=0)
-    axes.legend(fontsize=6, ncols=2, loc="upper left", frameon=False)
+    axes.legend(fontsize=7.5, ncols=2, loc="upper left", frameon=False)
     return figure
 
 

@@ -216,7 +216,8 @@ def links(ctx: CollectContext) -> dict[str, Any]:
 def hazard_holds(ctx: CollectContext) -> dict[str, Any]:
     """The study's first-attempt HOLDs for hazard in the composite runs, split by the channel that was in the band.
 
-    Read from the per-attempt traces. A record gives the larger of RISK and FAILURE as ``hazard``;
+    Read from the per-attempt traces: a HOLD whose needs include ``decay`` (older traces without
+    ``hold_needs``: an affordable budget and hazard in the band). A record gives the larger of RISK and FAILURE as ``hazard``;
     the split needs ``risk`` and ``failure`` too, and is None when the traces do not carry them.
     """
     path = ctx.config.out.root / "research" / "traces.jsonl"
@@ -230,7 +231,10 @@ def hazard_holds(ctx: CollectContext) -> dict[str, Any]:
             rec = json.loads(line)
             if rec.get("record") != "attempt" or rec.get("condition") != "composite" or rec.get("phase") != "measured":
                 continue
-            if rec.get("attempt") == 0 and rec.get("decision") == "hold" and rec.get("budget_ok") and rec["hazard"] >= medium:
+            if rec.get("attempt") != 0 or rec.get("decision") != "hold":
+                continue
+            # a HOLD that waits for pressure to decay; traces without hold_needs: budget affordable, hazard in the band
+            if ("decay" in rec["hold_needs"]) if "hold_needs" in rec else (rec.get("budget_ok") and rec["hazard"] >= medium):
                 holds.append(rec)
     split = all("risk" in r and "failure" in r for r in holds)
     risk = [r["risk"] >= medium for r in holds] if split else []

@@ -103,7 +103,7 @@ def test_a_package_without_the_parts_is_unavailable_not_invented() -> None:
 def test_hazard_holds_count_what_the_study_counts(complete: tuple[BuildConfig, dict[str, Any]]) -> None:
     _, snapshot = complete
     holds = snapshot["hazard_holds"]
-    assert holds["present"] and holds["holds"] == snapshot["study"]["hypotheses"]["H3"]["hold_reasons"].get("hazard", 0)
+    assert holds["present"] and holds["holds"] == snapshot["study"]["hypotheses"]["H3"]["hold_needs"]["decay"]
     if not holds["split_recorded"]:
         assert holds["from_risk"] is holds["from_failure"] is holds["from_both"] is None
 
