@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import colony.falsification as falsification
 from colony.falsification import checks
-from colony.falsification.plan import words_of
+from colony.falsification.plan import PlanView, trigger_words_of, words_of
 
 GROUPS = {
     name: getattr(checks, name)
@@ -42,3 +42,28 @@ def test_public_surface_is_exactly_all() -> None:
     public = {name for name in dir(falsification) if not name.startswith("_")} - {"annotations"}
     modules = {"checks", "circular", "containment", "import_graph", "plan", "registry", "report", "worker"}
     assert public - modules == set(falsification.__all__)
+
+
+ALL_TRIGGERS = frozenset().union(*(group.any_word for group in GROUPS.values()))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Patch_File colony.Gate: fix the AUTH token (tick #3)", "nothing to see here", "", "ſecret KELVIN\u212a", "naïve password"],
+)
+def test_trigger_words_are_the_registered_words_of_the_folded_text(text: str) -> None:
+    words = words_of(text.casefold())
+    expected = None if words is None else words & ALL_TRIGGERS
+    assert trigger_words_of(text) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(st.sampled_from(["fix", "Auth", "the", "various", "GENERIC", "works", "tick", "ſecret", "a.b", "-"]), max_size=8))
+def test_a_view_without_trigger_words_matches_no_pattern(text: list[str]) -> None:
+    joined = " ".join(text)
+    view = PlanView({"target": "pkg.mod", "rationale": joined, "scope": joined, "expected_outcome": joined, "tests": [joined]})
+    if view.no_triggers:
+        folded = f"{view.folded_context} {view.folded_expected} {view.folded_tests} {view.folded_scope}"
+        assert all(not group.matching(folded, None) for group in GROUPS.values())
+    else:
+        assert view.words is None or view.words <= ALL_TRIGGERS
