@@ -35,6 +35,7 @@ from colony.models import (
     ResourceCost,
     SignalType,
     check_finite,
+    new_gate_result,
 )
 from colony.pheromone_store import PheromoneStore
 from colony.resource_ledger import ResourceLedger
@@ -356,7 +357,7 @@ class ActuationGate:
                 reason = f"gate score {score:.3f} >= execute threshold"
                 if len(self._execute_reasons) < _REASON_CACHE:
                     self._execute_reasons[score] = reason
-            return GateResult(GateDecision.EXECUTE, score, reason, [], True, severity)
+            return new_gate_result(GateDecision.EXECUTE, score, reason, [], True, severity)
         issues: list[str] = []
         if risk_ok < 1.0:
             issues.append(

@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from colony.errors import ValidationError
-from colony.frozen_records import quick_init
+from colony.frozen_records import quick_init, quick_new
 from colony.trust import apply_delta as _apply_trust_delta
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ __all__ = [
     "check_json_value",
     "check_text",
     "json_text",
+    "new_gate_result",
     "new_id",
 ]
 
@@ -551,6 +552,11 @@ class GateResult(_Record):
 
     def __str__(self) -> str:
         return f"GateResult({self.decision.value} score={self.gate_score:.3f} budget_ok={self.budget_approved})"
+
+
+# GateResult(decision, gate_score, reason, required_evidence, budget_approved, falsification_severity),
+# every field given, without the constructor call: the gate builds one per proposal
+new_gate_result = quick_new(GateResult)
 
 
 @quick_init

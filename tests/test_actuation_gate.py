@@ -153,4 +153,7 @@ def test_clean_execute_reason_names_each_score() -> None:
         partial = g.evaluate_inputs(GateInputs(trust_score=0.5))
         assert (full.reason, full.gate_score) == ("gate score 1.000 >= execute threshold", 1.0)
         assert (partial.reason, partial.gate_score) == ("gate score 0.875 >= execute threshold", 0.875)
-        assert full.required_evidence == [] and full.required_evidence is not g.evaluate_inputs(GateInputs(trust_score=0.6)).required_evidence
+        assert (
+            full.required_evidence == []
+            and full.required_evidence is not g.evaluate_inputs(GateInputs(trust_score=0.6)).required_evidence
+        )

@@ -11,7 +11,7 @@ import pytest
 
 from colony import models
 from colony.errors import ValidationError
-from colony.frozen_records import quick_init
+from colony.frozen_records import quick_init, quick_new
 
 RECORDS = [
     models.ColonySignal,
@@ -123,3 +123,17 @@ def test_unsupported_classes_are_refused_when_defined() -> None:
         @dataclass(frozen=True, slots=True)
         class Private:
             _x: int
+
+
+def test_quick_new_builds_what_the_constructor_builds() -> None:
+    args = (models.GateDecision.EXECUTE, 0.875, "gate score 0.875 >= execute threshold", ["x"], True, 0.0)
+    built = models.new_gate_result(*args)
+    assert type(built) is models.GateResult and built == models.GateResult(*args)
+    assert built.required_evidence is args[3]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.gate_score = 1.0  # type: ignore[misc]
+
+
+def test_quick_new_refuses_a_record_that_validates() -> None:
+    with pytest.raises(TypeError, match="__post_init__"):
+        quick_new(models.ResourceCost)
