@@ -204,7 +204,10 @@ class PlanView:
         self.has_metrics = metrics is not None
         self.metrics_text = "" if metrics is None else _text(metrics)
         self.has_expected_outcome = expected is not None
-        self.expected_outcome = expected = "" if expected is None else _text(expected)
+        if type(expected) is str:  # a proposal's expected outcome always is
+            self.expected_outcome = expected = expected.strip()
+        else:
+            self.expected_outcome = expected = "" if expected is None else _text(expected)
         self.dependencies = split_dependencies(dependencies) if dependencies is not None else ()
         self._context = context = f"{self.action_type} {self.target} {self.rationale_scope}"
         # case folding maps each character on its own, so folding the joined text folds each part

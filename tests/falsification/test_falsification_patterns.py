@@ -58,7 +58,11 @@ def test_trigger_words_are_the_registered_words_of_the_folded_text(text: str) ->
 
 
 @settings(max_examples=200, deadline=None)
-@given(text=st.lists(st.sampled_from(["fix", "Auth", "the", "various", "GENERIC", "works", "tick", "ſecret", "a.b", "-"]), max_size=8))
+@given(
+    text=st.lists(
+        st.sampled_from(["fix", "Auth", "the", "various", "GENERIC", "works", "tick", "ſecret", "a.b", "-"]), max_size=8
+    )
+)
 def test_a_view_without_trigger_words_matches_no_pattern(text: list[str]) -> None:
     joined = " ".join(text)
     view = PlanView({"target": "pkg.mod", "rationale": joined, "scope": joined, "expected_outcome": joined, "tests": [joined]})
