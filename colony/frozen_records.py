@@ -56,9 +56,10 @@ def _plain_fields(cls: type, helper: str) -> list[str]:
     return names
 
 
-def _define(name: str, signature: list[str], body: list[str], namespace: dict[str, Any]) -> Any:
+def _define(name: str, signature: list[str], body: list[str], namespace: dict[str, Any], where: str) -> Any:
+    """Define function ``name`` in ``namespace``; profiles show it as ``<where>``."""
     source = f"def {name}({', '.join(signature)}):\n" + "".join(f"    {line}\n" for line in body or ["pass"])
-    exec(source, namespace)  # the source is built from the class's own field names only
+    exec(compile(source, f"<{where}>", "exec"), namespace)  # the source is built from the class's own field names only
     return namespace[name]
 
 
@@ -88,7 +89,7 @@ def quick_init(cls: T) -> T:
             body.append(f"_set_{name}(self, {name})")
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
-    init = _define("__init__", signature, body, namespace)
+    init = _define("__init__", signature, body, namespace, f"quick_init {cls.__qualname__}")
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     init.__doc__ = cls.__init__.__doc__
@@ -117,6 +118,6 @@ def quick_new(cls: type[R]) -> Callable[..., R]:
     namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     namespace.update({f"_set_{name}": cls.__dict__[name].__set__ for name in names})
     body = ["self = _new(_cls)", *(f"_set_{name}(self, {name})" for name in names), "return self"]
-    new = _define("new", names, body, namespace)
+    new = _define("new", names, body, namespace, f"quick_new {cls.__qualname__}")
     new.__qualname__ = f"quick_new({cls.__qualname__})"
     return new  # type: ignore[no-any-return]
