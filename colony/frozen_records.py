@@ -48,6 +48,8 @@ def _plain_fields(cls: type, helper: str) -> list[str]:
     params = getattr(cls, "__dataclass_params__", None)
     if not is_dataclass(cls) or params is None or not params.frozen or "__slots__" not in cls.__dict__:
         raise TypeError(f"{helper} needs a frozen dataclass with slots, got {cls!r}")
+    if not params.init:
+        raise TypeError(f"{helper} needs the dataclass's own __init__ (init=True), got {cls!r}")
     names = []
     for f in fields(cls):
         if not f.init or f.kw_only or f.name == "self" or f.name.startswith("_"):
@@ -92,8 +94,9 @@ def quick_init(cls: T) -> T:
     init = _define("__init__", signature, body, namespace, f"quick_init {cls.__qualname__}")
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    init.__doc__ = cls.__init__.__doc__
-    init.__annotations__ = dict(cls.__init__.__annotations__)
+    generated = cls.__dict__["__init__"]  # the dataclass's own: its annotations describe the signature
+    init.__doc__ = generated.__doc__
+    init.__annotations__ = dict(generated.__annotations__)
     cls.__init__ = init  # type: ignore[misc]
     return cls
 

@@ -110,6 +110,13 @@ def test_unsupported_classes_are_refused_when_defined() -> None:
         class NotFrozen:
             x: int
 
+    with pytest.raises(TypeError, match="init=True"):
+
+        @quick_init
+        @dataclass(frozen=True, slots=True, init=False)
+        class OwnInit:
+            x: int
+
     with pytest.raises(TypeError, match="plain fields only"):
 
         @quick_init
