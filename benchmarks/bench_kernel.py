@@ -50,7 +50,7 @@ SUBSYSTEMS = {
     "state store (SQLite)": ("sqlite3.", "colony/storage/", "colony/consequence_memory.py", "colony/memory_rows.py"),
     "gate": ("colony/actuation_gate.py",),
     "field": ("colony/pheromone_store.py", "colony/pheromone_trace.py"),
-    "limits, records and JSON": ("colony/limits.py", "json/", "colony/models.py", "dataclasses", "<string>"),
+    "limits, records and JSON": ("colony/limits.py", "json/", "colony/models.py", "dataclasses", "<string>", "<quick_"),
     "budget": ("colony/resource_ledger.py",),
     "roles and trust": ("colony/role_adapter.py", "colony/trust.py"),
     "kernel": ("colony/kernel.py", "colony/retention.py"),

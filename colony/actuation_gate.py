@@ -35,6 +35,7 @@ from colony.models import (
     ResourceCost,
     SignalType,
     check_finite,
+    new_gate_result,
 )
 from colony.pheromone_store import PheromoneStore
 from colony.resource_ledger import ResourceLedger
@@ -94,6 +95,9 @@ class GateBreakdown:
 
 
 COMPLETENESS_FIELDS = ("rollback_plan", "evidence", "expected_outcome")
+_RISK = SignalType.RISK
+_FAILURE = SignalType.FAILURE
+_REASON_CACHE = 64  # distinct clean-EXECUTE scores whose reason text is kept
 _REQUIRED_FOR_MISSING = {
     "rollback_plan": "add_concrete_rollback_plan",
     "evidence": "supply_supporting_evidence",
@@ -133,6 +137,7 @@ class ActuationGate:
         self.store = pheromone_store
         self.ledger = resource_ledger
         self._recent_failures = recent_failures
+        self._execute_reasons: dict[float, str] = {}
 
     # ------------------------------------------------------------------ inputs
     @staticmethod
@@ -191,15 +196,15 @@ class ActuationGate:
         if recent_failures is None:
             recent_failures = self._recent_failures(proposal.agent_id) if self._recent_failures is not None else 0
         target = proposal.target
-        store = self.store
+        sense = self.store.sense
         return self._decide(
             profile.trust_score,
             profile.role,
-            store.sense(target, SignalType.RISK),
-            store.sense(target, SignalType.FAILURE),
+            sense(target, _RISK),
+            sense(target, _FAILURE),
             self.missing_fields(proposal),
             tuple(findings) if findings else (),
-            bool(budget_approved),
+            budget_approved is True or bool(budget_approved),
             integrated,
             recent_failures,
             proposal.proposal_id,
@@ -237,6 +242,57 @@ class ActuationGate:
         if findings and any(f.severity is FalsificationSeverity.CRITICAL for f in findings):
             return "critical_finding"
         return None
+
+    def _overridden(
+        self,
+        override: str,
+        severity: float,
+        findings: tuple[FalsificationFinding, ...],
+        integrated: bool,
+        trust_score: float,
+        proposal_id: str,
+        budget_estimate: ResourceCost,
+    ) -> GateResult:
+        """The verdict of a hard override (see :meth:`_override`): no score is computed."""
+        p = self.policy
+        if override == "budget":
+            return GateResult(
+                GateDecision.HOLD if integrated else GateDecision.REFUSE,
+                0.0,
+                f"Budget ceiling exceeded for proposal {proposal_id!r}. budget_estimate={budget_estimate!r}. "
+                "Re-queue after budget period resets.",
+                ["budget_recovered"],
+                False,
+                severity,
+            )
+        if override == "sandbox":
+            return GateResult(
+                GateDecision.REFUSE,
+                0.0,
+                "SANDBOX role: no write-path gate passes",
+                ["earn_higher_role_via_trust_growth", "accumulate_accepted_proposals"],
+                True,
+                severity,
+            )
+        if override == "trust_floor":
+            return GateResult(
+                GateDecision.REFUSE,
+                0.0,
+                f"Agent trust score {trust_score:.3f} is below the hard floor of {p.trust_hard_floor!r}. "
+                "Accumulate accepted proposals to raise trust before re-submitting.",
+                [f"trust_above_{p.trust_hard_floor:.2f}"],
+                True,
+                severity,
+            )
+        critical = [f for f in findings if f.severity is FalsificationSeverity.CRITICAL]
+        return GateResult(
+            GateDecision.REFUSE,
+            0.0,
+            f"CRITICAL falsification finding: {critical[0].claim}",
+            [f.remediation for f in critical if f.remediation],
+            True,
+            severity,
+        )
 
     def breakdown(self, inputs: GateInputs) -> GateBreakdown:
         """Components of the score and the hard override that would fire, if any."""
@@ -278,50 +334,15 @@ class ActuationGate:
         budget_estimate: ResourceCost,
     ) -> GateResult:
         p = self.policy
-        severity = self.falsification_severity(findings) if findings else 0.0
-        if budget_approved and role is not AgentRole.SANDBOX and trust_score >= p.trust_hard_floor and not findings:
-            override = None  # the common case, without the call: no override can fire
-        else:
+        # the common case needs neither the severity nor the override: without findings, over the
+        # trust floor, within budget and not SANDBOX, no override can fire
+        if findings or not budget_approved or role is AgentRole.SANDBOX or not trust_score >= p.trust_hard_floor:
+            severity = self.falsification_severity(findings) if findings else 0.0
             override = self._override(budget_approved, role, trust_score, findings)
-        if override == "budget":
-            return GateResult(
-                GateDecision.HOLD if integrated else GateDecision.REFUSE,
-                0.0,
-                f"Budget ceiling exceeded for proposal {proposal_id!r}. budget_estimate={budget_estimate!r}. "
-                "Re-queue after budget period resets.",
-                ["budget_recovered"],
-                False,
-                severity,
-            )
-        if override == "sandbox":
-            return GateResult(
-                GateDecision.REFUSE,
-                0.0,
-                "SANDBOX role: no write-path gate passes",
-                ["earn_higher_role_via_trust_growth", "accumulate_accepted_proposals"],
-                True,
-                severity,
-            )
-        if override == "trust_floor":
-            return GateResult(
-                GateDecision.REFUSE,
-                0.0,
-                f"Agent trust score {trust_score:.3f} is below the hard floor of {p.trust_hard_floor!r}. "
-                "Accumulate accepted proposals to raise trust before re-submitting.",
-                [f"trust_above_{p.trust_hard_floor:.2f}"],
-                True,
-                severity,
-            )
-        if override == "critical_finding":
-            critical = [f for f in findings if f.severity is FalsificationSeverity.CRITICAL]
-            return GateResult(
-                GateDecision.REFUSE,
-                0.0,
-                f"CRITICAL falsification finding: {critical[0].claim}",
-                [f.remediation for f in critical if f.remediation],
-                True,
-                severity,
-            )
+            if override is not None:
+                return self._overridden(override, severity, findings, integrated, trust_score, proposal_id, budget_estimate)
+        else:
+            severity = 0.0
         hazard, risk_ok, trust_ok, completeness = self._components(risk, failure, trust_score, recent_failures, len(missing))
         w = p.weights
         score = w.budget + risk_ok * w.risk + trust_ok * w.trust + completeness * w.completeness
@@ -329,8 +350,14 @@ class ActuationGate:
         penalised = recent_failures >= p.recent_failure_threshold
         trust_reduced = trust_ok < p.trust_partial_credit or (trust_ok < 1.0 and penalised)
         if score >= p.execute_threshold and risk_ok >= 1.0 and not trust_reduced and not missing and not findings:
-            # an execute with nothing to warn about (the common verdict): no reasons to assemble
-            return GateResult(GateDecision.EXECUTE, score, f"gate score {score:.3f} >= execute threshold", [], True, severity)
+            # an execute with nothing to warn about (the common verdict): no reasons to assemble, and
+            # its text is one of a few (the score takes few values), so it is formatted once per score
+            reason = self._execute_reasons.get(score)
+            if reason is None:
+                reason = f"gate score {score:.3f} >= execute threshold"
+                if len(self._execute_reasons) < _REASON_CACHE:
+                    self._execute_reasons[score] = reason
+            return new_gate_result(GateDecision.EXECUTE, score, reason, [], True, severity)
         issues: list[str] = []
         if risk_ok < 1.0:
             issues.append(

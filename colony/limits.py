@@ -54,24 +54,24 @@ class InputLimits:
         """The compact JSON text of ``value``; ValidationError(``name``) if it is longer than ``json_bytes``."""
         text = json_text(value)  # ASCII (non-ASCII characters are escaped), so its length is its size
         if len(text) > self.json_bytes:
-            raise ValidationError(
-                name, f"is {len(text)} bytes as JSON; the limit is {self.json_bytes} (policy limits.json_bytes)"
-            )
+            raise self._json_too_long(name, len(text))
         return text
+
+    def _json_too_long(self, name: str, size: int) -> ValidationError:
+        return ValidationError(name, f"is {size} bytes as JSON; the limit is {self.json_bytes} (policy limits.json_bytes)")
 
     def proposal(self, proposal: ActionProposal) -> str | None:
         """Check every text field of a proposal and its evidence; return the evidence JSON (None when empty)."""
+        # when the lengths together are within a quarter of the limit, so is each one
         if (
-            max(
-                len(proposal.agent_id),
-                len(proposal.agent_type),
-                len(proposal.action_type),
-                len(proposal.target),
-                len(proposal.rationale),
-                len(proposal.expected_outcome),
-                len(proposal.rollback_plan),
-                len(proposal.proposal_id),
-            )
+            len(proposal.agent_id)
+            + len(proposal.agent_type)
+            + len(proposal.action_type)
+            + len(proposal.target)
+            + len(proposal.rationale)
+            + len(proposal.expected_outcome)
+            + len(proposal.rollback_plan)
+            + len(proposal.proposal_id)
             > self._quarter
         ):
             for name in (
@@ -85,4 +85,10 @@ class InputLimits:
                 "proposal_id",
             ):
                 self.text(name, getattr(proposal, name))
-        return self.json("evidence", proposal.evidence) if proposal.evidence else None
+        evidence = proposal.evidence
+        if not evidence:
+            return None
+        text = json_text(evidence)  # :meth:`json`, inlined: this runs on every proposal
+        if len(text) > self.json_bytes:
+            raise self._json_too_long("evidence", len(text))
+        return text

@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from colony.errors import ValidationError
+from colony.frozen_records import quick_init, quick_new
 from colony.trust import apply_delta as _apply_trust_delta
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ __all__ = [
     "check_json_value",
     "check_text",
     "json_text",
+    "new_gate_result",
     "new_id",
 ]
 
@@ -203,9 +205,11 @@ def _check_json(name: str, value: Any, depth: int, max_depth: int, bound: int) -
         max_depth = max_depth or _limits().json_depth
         if depth >= max_depth:
             raise ValidationError(name, f"is nested too deeply (limit {max_depth}, policy limits.json_depth)")
+    # an ASCII string item (the common leaf) is valid as it is: no call, and no path text made for it
     if kind is list or kind is tuple:
         for i, item in enumerate(value):
-            _check_json(f"{name}[{i}]", item, depth + 1, max_depth, bound)
+            if type(item) is not str or not item.isascii():
+                _check_json(f"{name}[{i}]", item, depth + 1, max_depth, bound)
         return
     if kind is dict:
         for k, item in value.items():
@@ -213,7 +217,8 @@ def _check_json(name: str, value: Any, depth: int, max_depth: int, bound: int) -
                 raise ValidationError(name, f"has a non-string key {k!r}", value=k)
             if not k.isascii():
                 check_text(f"{name} key", k)
-            _check_json(f"{name}.{k}", item, depth + 1, max_depth, bound)
+            if type(item) is not str or not item.isascii():
+                _check_json(f"{name}.{k}", item, depth + 1, max_depth, bound)
         return
     base: Any = next((b for b in (bool, str, int, float, list, tuple, dict) if isinstance(value, b)), None)
     if base is not None:  # a subclass (an enum, an OrderedDict ...): judged as its base type
@@ -310,6 +315,7 @@ class _Record:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ColonySignal(_Record):
     """One pheromone trace as seen by a reader."""
@@ -364,6 +370,7 @@ COST_FIELDS = (
 )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ResourceCost(_Record):
     """Seven-dimensional cost; fraction fields lie in [0, 1] and ``+`` caps them at 1."""
@@ -432,15 +439,15 @@ class ResourceCost(_Record):
             for name, total in (("runtime_seconds", runtime), ("human_attention_minutes", attention), ("doc_debt", debt)):
                 if not math.isfinite(total):
                     raise ValidationError(f"ResourceCost.{name}", f"sum overflows to {total!r}", value=total)
-        new = object.__new__(ResourceCost)
-        set_ = object.__setattr__
-        set_(new, "llm_calls", calls)
-        set_(new, "runtime_seconds", runtime)
-        set_(new, "risk_level", min(1.0, self.risk_level + other.risk_level))
-        set_(new, "human_attention_minutes", attention)
-        set_(new, "merge_risk", min(1.0, self.merge_risk + other.merge_risk))
-        set_(new, "doc_debt", debt)
-        set_(new, "security_exposure", min(1.0, self.security_exposure + other.security_exposure))
+        new = object.__new__(ResourceCost)  # the sum of valid costs is valid: no __post_init__
+        s = _COST_SETTERS
+        s[0](new, calls)
+        s[1](new, runtime)
+        s[2](new, min(1.0, self.risk_level + other.risk_level))
+        s[3](new, attention)
+        s[4](new, min(1.0, self.merge_risk + other.merge_risk))
+        s[5](new, debt)
+        s[6](new, min(1.0, self.security_exposure + other.security_exposure))
         return new
 
     def to_dict(self) -> dict[str, Any]:
@@ -457,9 +464,13 @@ class ResourceCost(_Record):
         return cls(**data)
 
 
+# each cost field's slot setter (bypasses the frozen __setattr__, as a constructor must), in COST_FIELDS order
+_COST_SETTERS = tuple(ResourceCost.__dict__[name].__set__ for name in COST_FIELDS)
+
 _REQUIRED = ("agent_id", "agent_type", "action_type", "target", "rationale", "expected_outcome")
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ActionProposal(_Record):
     """An agent's request to act on a target."""
@@ -527,6 +538,7 @@ class ActionProposal(_Record):
         return cls(**d)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class GateResult(_Record):
     """The gate's answer to one proposal."""
@@ -542,6 +554,12 @@ class GateResult(_Record):
         return f"GateResult({self.decision.value} score={self.gate_score:.3f} budget_ok={self.budget_approved})"
 
 
+# GateResult(decision, gate_score, reason, required_evidence, budget_approved, falsification_severity),
+# every field given, without the constructor call: the gate builds one per proposal
+new_gate_result = quick_new(GateResult)
+
+
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ConsequenceRecord(_Record):
     """A reported outcome of a proposal and the trust change it caused."""
@@ -561,8 +579,12 @@ class ConsequenceRecord(_Record):
             raise ValidationError("ConsequenceRecord.tests_passed", "must be a bool", value=self.tests_passed)
         if not isinstance(self.repair_needed, bool):
             raise ValidationError("ConsequenceRecord.repair_needed", "must be a bool", value=self.repair_needed)
-        check_finite("ConsequenceRecord.human_feedback", self.human_feedback, minimum=-1.0, maximum=1.0)
-        check_finite("ConsequenceRecord.trust_delta", self.trust_delta)
+        feedback, delta = self.human_feedback, self.trust_delta
+        # the common case, plain floats in range, without the calls
+        if not (type(feedback) is float and -1.0 <= feedback <= 1.0):
+            check_finite("ConsequenceRecord.human_feedback", feedback, minimum=-1.0, maximum=1.0)
+        if not (type(delta) is float and -math.inf < delta < math.inf):
+            check_finite("ConsequenceRecord.trust_delta", delta)
 
 
 @dataclass(slots=True)
@@ -617,7 +639,8 @@ class AgentTrustProfile(_Record):
         The kernel passes the policy's ``trust.decimals`` (see :mod:`colony.trust`), so that
         trust arithmetic is exact; without it the sum is a plain float sum.
         """
-        check_finite("trust_delta", delta)
+        if not (type(delta) is float and -math.inf < delta < math.inf):
+            check_finite("trust_delta", delta)
         if decimals is None:
             self.trust_score = max(0.0, min(1.0, self.trust_score + delta))
         else:
@@ -625,6 +648,7 @@ class AgentTrustProfile(_Record):
         self.last_updated = time.time() if now is None else now
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PruningCandidate(_Record):
     """A module the pruning daemon suggests archiving."""
@@ -641,6 +665,7 @@ class PruningCandidate(_Record):
         check_finite("PruningCandidate.confidence", self.confidence, minimum=0.0, maximum=1.0)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class FalsificationFinding(_Record):
     """One argument against executing a plan."""

@@ -39,8 +39,8 @@ def parse_outcome(proposal: Any, outcome: Any, tests_passed: Any, human_feedback
         raise ValidationError("proposal", f"must be an ActionProposal, got {type(proposal).__name__}", value=proposal)
     if not isinstance(outcome, dict):
         raise ValidationError("outcome", f"must be a dict, got {type(outcome).__name__}", value=outcome)
-    unknown = sorted(set(outcome) - OUTCOME_KEYS)
-    if unknown:
+    if not OUTCOME_KEYS.issuperset(outcome):
+        unknown = sorted(set(outcome) - OUTCOME_KEYS)
         raise ValidationError("outcome", f"unknown keys {unknown}; expected some of {sorted(OUTCOME_KEYS)}")
     check_json_value("outcome", outcome)
     if not isinstance(tests_passed, bool):

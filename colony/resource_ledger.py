@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -45,7 +46,10 @@ class ResourceLedger:
         self._caps = tuple(
             (name, getattr(self.policy, cap_name), name in _FRACTIONS, fmt, unit) for name, cap_name, fmt, unit in _DIMENSIONS
         )
-        self._cap_values = tuple(entry[1] for entry in self._caps)
+        # the fast check's caps: a fraction's sum is capped at 1.0 before the comparison, so against a cap
+        # below 1.0 the capped and the plain sum compare alike, and a cap of 1.0 or more always holds
+        # (sums of validated costs are finite)
+        self._cap_values = tuple(math.inf if fraction and cap >= 1.0 else cap for _name, cap, fraction, _fmt, _unit in self._caps)
         self._clock = clock
         self._used = ResourceCost()
         self._period_start = clock()
@@ -91,11 +95,11 @@ class ResourceLedger:
         if (
             u.llm_calls + cost.llm_calls <= caps[0]
             and u.runtime_seconds + cost.runtime_seconds <= caps[1]
-            and min(1.0, u.risk_level + cost.risk_level) <= caps[2]
+            and u.risk_level + cost.risk_level <= caps[2]
             and u.human_attention_minutes + cost.human_attention_minutes <= caps[3]
-            and min(1.0, u.merge_risk + cost.merge_risk) <= caps[4]
+            and u.merge_risk + cost.merge_risk <= caps[4]
             and u.doc_debt + cost.doc_debt <= caps[5]
-            and min(1.0, u.security_exposure + cost.security_exposure) <= caps[6]
+            and u.security_exposure + cost.security_exposure <= caps[6]
         ):
             return True, None
         for name, cap, fraction, fmt, unit in self._caps:

@@ -44,7 +44,8 @@ def quantize(value: float, decimals: int) -> float:
     >>> quantize(0.1 + 10 * 0.04, 6)
     0.5
     """
-    return to_units(value, decimals) / 10**decimals
+    scale = 10**decimals
+    return round(value * scale) / scale  # to_units(value, decimals) / scale, without the call
 
 
 def outcome_delta(policy: TrustPolicy, *, tests_passed: bool, repair_needed: bool, feedback: float) -> float:
@@ -67,5 +68,5 @@ def apply_delta(trust: float, delta: float, decimals: int) -> float:
     (1.0, 0.0)
     """
     unit = 10**decimals
-    units = to_units(trust, decimals) + to_units(delta, decimals)
+    units = round(trust * unit) + round(delta * unit)  # to_units of each, without the calls
     return min(unit, max(0, units)) / unit

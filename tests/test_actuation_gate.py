@@ -143,3 +143,17 @@ def test_score_bounds_and_monotonicity(inputs: GateInputs, extra_hazard: float, 
 
 def _fields(i: GateInputs) -> dict:
     return {name: getattr(i, name) for name in i.__slots__}  # type: ignore[attr-defined]
+
+
+def test_clean_execute_reason_names_each_score() -> None:
+    """The clean EXECUTE reason is kept per score: each score keeps its own text, call after call."""
+    g = _gate()
+    for _ in range(2):
+        full = g.evaluate_inputs(GateInputs(trust_score=0.6))
+        partial = g.evaluate_inputs(GateInputs(trust_score=0.5))
+        assert (full.reason, full.gate_score) == ("gate score 1.000 >= execute threshold", 1.0)
+        assert (partial.reason, partial.gate_score) == ("gate score 0.875 >= execute threshold", 0.875)
+        assert (
+            full.required_evidence == []
+            and full.required_evidence is not g.evaluate_inputs(GateInputs(trust_score=0.6)).required_evidence
+        )

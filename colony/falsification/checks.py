@@ -7,7 +7,8 @@ so adding text to a plan can raise a check's severity but never lower it.
 Patterns are compiled once at import and run on case-folded text; each pattern
 names the words one of which any match must contain, so a pattern whose words are
 absent from the plan is skipped without running it, and a check whose input key
-is absent returns at once. Evidence holds the *patterns* that matched.
+is absent returns at once; a plan without any trigger word (``plan.no_triggers``)
+skips every pattern. Evidence holds the *patterns* that matched.
 
 >>> from colony.config import default_policy
 >>> from colony.falsification.plan import PlanView
@@ -22,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from colony.falsification.plan import MAINTENANCE_KEYS
+from colony.falsification.plan import MAINTENANCE_KEYS, register_trigger_words
 from colony.models import AttackVector, FalsificationFinding, FalsificationSeverity
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ class PatternGroup:
             (source, re.compile(source), frozenset(w.encode("ascii") for w in words.split())) for source, words in patterns
         )
         self.any_word: frozenset[bytes] = frozenset().union(*(entry[2] for entry in self._entries))
+        register_trigger_words(self.any_word)  # so that every plan view looks for them
 
     def excluded(self, words: frozenset[bytes] | None) -> bool:
         """True when ``words`` (None: unknown) shows that no pattern can match: the text need not be read."""
@@ -177,7 +179,8 @@ def no_test_value(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | N
             {"tests": _as_listed(plan.tests)},
             "Name at least one automated test in `tests`; an empty list promises nothing.",
         )
-    if not MANUAL_TESTS.excluded(plan.words) and MANUAL_TESTS.matching(plan.folded_tests, plan.words):
+    quiet = plan.no_triggers or MANUAL_TESTS.excluded(plan.words)
+    if not quiet and MANUAL_TESTS.matching(plan.folded_tests, plan.words):
         return make_finding(
             "Tests rely on automated execution, not manual inspection.",
             AttackVector.NO_TEST_VALUE,
@@ -261,7 +264,8 @@ def scope_creep(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | Non
                 {"target_root": plan.target.split(".", 1)[0], "foreign_module_refs": foreign[:_MAX_LISTED]},
                 "Split the work: one proposal per package, each with its own target.",
             )
-    vague = [] if VAGUE_SCOPE.excluded(plan.words) else VAGUE_SCOPE.matching(plan.folded_scope, plan.words)
+    quiet = plan.no_triggers or VAGUE_SCOPE.excluded(plan.words)
+    vague = [] if quiet else VAGUE_SCOPE.matching(plan.folded_scope, plan.words)
     if len(vague) >= ctx.policy.vague_pattern_matches:
         return make_finding(
             "The plan scope is precisely bounded to its stated target.",
@@ -345,7 +349,7 @@ _MAX_TERMS: Final = 5
 
 def security_risk(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | None:
     """HIGH when target, rationale or scope touch security-sensitive ground and no review is mentioned."""
-    if SENSITIVE.excluded(plan.words):
+    if plan.no_triggers or SENSITIVE.excluded(plan.words):
         return None
     text = f"{plan.folded_target} {plan.folded_rationale_scope}"
     terms = SENSITIVE.matching(text, plan.words)
@@ -383,7 +387,8 @@ def false_metric(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | No
             {"expected_outcome": "<absent>" if not plan.has_expected_outcome else "<empty>"},
             "State an expected outcome that an observation could contradict.",
         )
-    vague = [] if VAGUE_OUTCOME.excluded(plan.words) else VAGUE_OUTCOME.matching(plan.folded_expected, plan.words)
+    quiet = plan.no_triggers or VAGUE_OUTCOME.excluded(plan.words)
+    vague = [] if quiet else VAGUE_OUTCOME.matching(plan.folded_expected, plan.words)
     if len(vague) >= ctx.policy.vague_pattern_matches:
         return make_finding(
             "The expected outcome is concrete and falsifiable.",
@@ -408,11 +413,10 @@ _RESPONSIBILITY_RX: Final = RESPONSIBILITY.entries[0][1]
 
 def over_broad_module(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | None:
     """MEDIUM when rationale and scope list many responsibilities; LOW for a very deep target path."""
-    words = plan.words
-    if words is None or not words.isdisjoint(RESPONSIBILITY.any_word):
-        verbs = _RESPONSIBILITY_RX.findall(plan.folded_rationale_scope)
-    else:
+    if plan.no_triggers or RESPONSIBILITY.excluded(plan.words):
         verbs = []
+    else:
+        verbs = _RESPONSIBILITY_RX.findall(plan.folded_rationale_scope)
     if len(verbs) >= ctx.policy.responsibility_verbs:
         return make_finding(
             "The proposed module has a single, well-bounded responsibility.",
@@ -443,7 +447,7 @@ DURABLE_CHANGE: Final = PatternGroup(
 
 def hidden_maintenance_cost(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | None:
     """MEDIUM when the plan creates something durable and names no owner, runbook or maintenance plan."""
-    if DURABLE_CHANGE.excluded(plan.words) or plan.maintenance_declared:
+    if plan.no_triggers or DURABLE_CHANGE.excluded(plan.words) or plan.maintenance_declared:
         return None
     signals = DURABLE_CHANGE.matching(plan.folded_context, plan.words)
     if len(signals) < ctx.policy.durable_change_signals:
@@ -476,7 +480,7 @@ _JUSTIFIED: Final = re.compile(
 
 def premature_abstraction(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | None:
     """LOW when rationale and scope promise generality without naming the use-sites that need it."""
-    if ABSTRACTION.excluded(plan.words):
+    if plan.no_triggers or ABSTRACTION.excluded(plan.words):
         return None
     text = plan.folded_rationale_scope
     signals = ABSTRACTION.matching(text, plan.words)

@@ -77,6 +77,8 @@ def circular_deps(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | N
             "Remove the target from its own dependency list.",
         )
     graph = ctx.repo.graph(target) if ctx.repo is not None and target else None
+    if graph is None and len(deps) < 2:
+        return None  # no import graph to search and no pair of dependencies: nothing else can be found
     notes = _analysis_notes(graph) if graph is not None else {}
     if graph is not None:
         cycle = find_cycle(graph.edges)

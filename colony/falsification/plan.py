@@ -13,7 +13,7 @@ never mutate the caller's data.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from colony.errors import ValidationError
@@ -22,7 +22,16 @@ from colony.models import COST_FIELDS
 if TYPE_CHECKING:
     from colony.models import ActionProposal
 
-__all__ = ["PlanView", "plan_from_proposal", "plan_summary", "split_dependencies", "text_of", "words_of"]
+__all__ = [
+    "PlanView",
+    "plan_from_proposal",
+    "plan_summary",
+    "register_trigger_words",
+    "split_dependencies",
+    "text_of",
+    "trigger_words_of",
+    "words_of",
+]
 
 # Any of these, non-blank, names who maintains what a plan creates.
 MAINTENANCE_KEYS: Final = ("maintenance_plan", "owner", "ownership", "deprecation_plan", "runbook")
@@ -58,9 +67,11 @@ def _text(value: Any) -> str:
     if type(value) is str:
         return value.strip()
     if type(value) is list:
+        if len(value) == 1 and type(value[0]) is str:  # one string: joining it changes nothing
+            return value[0].strip()
         try:
-            return " ".join([item.strip() for item in value]).strip()
-        except (AttributeError, TypeError):  # an item that is not text: join what str() makes of each
+            return " ".join(map(str.strip, value)).strip()  # map: no comprehension frame per call
+        except TypeError:  # an item that is not text: join what str() makes of each
             pass
     return text_of(value)
 
@@ -79,6 +90,8 @@ def split_dependencies(value: Any) -> tuple[str, ...]:
 
 
 _WORD_BYTES: Final = bytes(c if (chr(c).isascii() and (chr(c).isalnum() or chr(c) == "_")) else 0x20 for c in range(256))
+# the same, with upper-case ASCII letters lowered: for ASCII text, case folding is exactly that
+_FOLDED_WORD_BYTES: Final = _WORD_BYTES.lower()
 
 
 def words_of(folded: str) -> frozenset[bytes] | None:
@@ -93,13 +106,37 @@ def words_of(folded: str) -> frozenset[bytes] | None:
     return frozenset(folded.encode("ascii").translate(_WORD_BYTES).split())
 
 
+# Every pattern group's trigger words (each group registers its own): the checks read a plan's words
+# only to see whether a group's trigger words occur, so a view keeps just the plan's trigger words,
+# which for most plans are none at all.
+_trigger_words: frozenset[bytes] = frozenset()
+
+
+def register_trigger_words(words: Iterable[bytes]) -> None:
+    """Add a pattern group's trigger words to those every view looks for."""
+    global _trigger_words
+    _trigger_words = _trigger_words.union(words)
+
+
+def trigger_words_of(text: str) -> frozenset[bytes] | None:
+    """The registered trigger words among the words of ``text.casefold()`` (see :func:`words_of`; None when unknown).
+
+    ASCII text is folded and split in one byte translation (for ASCII, case folding only lowers letters).
+    """
+    if text.isascii():
+        return _trigger_words.intersection(text.encode("ascii").translate(_FOLDED_WORD_BYTES).split())
+    words = words_of(text.casefold())
+    return None if words is None else words & _trigger_words
+
+
 class PlanView:
     """Read-only, pre-digested view of one plan mapping.
 
-    The texts every check reads (stripped fields, joined lists, the word set of the
-    checked text) are made on construction; the case-folded copies that patterns run on,
-    and the maintenance test, are made on first use, because the word set lets most
-    checks see that no pattern of theirs can match without reading any folded text.
+    The texts every check reads (stripped fields, joined lists, and ``words``: the trigger
+    words of the checked text, see :func:`trigger_words_of`) are made on construction; the
+    case-folded copies that patterns run on, and the maintenance test, are made on first
+    use, because the trigger words let most checks see that no pattern of theirs can match
+    without reading any folded text.
     """
 
     __slots__ = (
@@ -117,6 +154,7 @@ class PlanView:
         "has_tests",
         "metrics",
         "metrics_text",
+        "no_triggers",
         "rationale",
         "rationale_scope",
         "rollback",
@@ -140,7 +178,8 @@ class PlanView:
     def of_proposal(cls, proposal: ActionProposal) -> PlanView:
         """The view of :func:`plan_from_proposal`'s plan, made without building that dict."""
         evidence = proposal.evidence
-        _refuse_root_keys(evidence, "evidence", "proposal")
+        if "repo_root" in evidence or "_repo_root" in evidence:
+            _refuse_root_keys(evidence, "evidence", "proposal")
         view = cls.__new__(cls)
         view._mapping = evidence  # the proposal's own fields are never maintenance keys
         view.agent_id = proposal.agent_id.strip()
@@ -165,20 +204,25 @@ class PlanView:
         self.has_metrics = metrics is not None
         self.metrics_text = "" if metrics is None else _text(metrics)
         self.has_expected_outcome = expected is not None
-        if type(expected) is str:
-            expected = expected.strip()
-        self.expected_outcome = expected = "" if expected is None else _text(expected)
+        if type(expected) is str:  # a proposal's expected outcome always is
+            self.expected_outcome = expected = expected.strip()
+        else:
+            self.expected_outcome = expected = "" if expected is None else _text(expected)
         self.dependencies = split_dependencies(dependencies) if dependencies is not None else ()
         self._context = context = f"{self.action_type} {self.target} {self.rationale_scope}"
         # case folding maps each character on its own, so folding the joined text folds each part
-        self.words = words_of(f"{context} {expected} {tests_text}".casefold())
-        self._folded: dict[str, str] = {}
+        self.words = words = trigger_words_of(f"{context} {expected} {tests_text}")
+        self.no_triggers = words is not None and not words  # then no pattern of any group can match
+        self._folded: dict[str, str] | None = None  # made on the first fold: most plans need none
         self._maintenance: bool | None = None
 
     def _fold(self, name: str, text: str) -> str:
-        folded = self._folded.get(name)
+        cache = self._folded
+        if cache is None:
+            cache = self._folded = {}
+        folded = cache.get(name)
         if folded is None:
-            folded = self._folded[name] = text.casefold()
+            folded = cache[name] = text.casefold()
         return folded
 
     @property

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from colony.falsification.plan import PlanView
     from colony.models import FalsificationFinding
 
-__all__ = ["CHECKS", "Check", "run_checks"]
+__all__ = ["CHECKS", "PATTERN_ONLY", "Check", "run_checks"]
 
 Check = Callable[["PlanView", CheckContext], "FalsificationFinding | None"]
 
@@ -52,13 +52,17 @@ CHECKS: Final[Mapping[str, Check]] = MappingProxyType(
         "premature_abstraction": premature_abstraction,
     }
 )
+# Checks that argue only from a pattern match: for a plan without any trigger word
+# (PlanView.no_triggers) each returns None whatever the policy, so they are not called.
+PATTERN_ONLY: Final = frozenset({"security_risk", "hidden_maintenance_cost", "premature_abstraction"})
 _ORDERED: Final = tuple(CHECKS.values())
+_WITHOUT_TRIGGERS: Final = tuple(check for name, check in CHECKS.items() if name not in PATTERN_ONLY)
 
 
 def run_checks(plan: PlanView, ctx: CheckContext) -> list[FalsificationFinding]:
     """Run every registered check in order and return the findings they produced."""
     findings = []
-    for check in _ORDERED:
+    for check in _WITHOUT_TRIGGERS if plan.no_triggers else _ORDERED:
         found = check(plan, ctx)
         if found is not None:
             findings.append(found)
