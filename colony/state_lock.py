@@ -61,7 +61,9 @@ class StateFileLock:
         try:
             fd = os.open(lock_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            raise ValidationError("state_path", f"cannot open the lock file {str(lock_file)!r} ({exc})", value=str(state)) from exc
+            raise ValidationError(
+                "state_path", f"cannot open the lock file {str(lock_file)!r} ({exc})", value=str(state)
+            ) from exc
         deadline = time.monotonic() + wait
         while True:
             try:

@@ -90,7 +90,9 @@ class AttestationLedger(TypedRecords):
         if signer is None:
             # checked before a file is opened, so a refused ledger leaves no file or open connection behind
             is_file = (
-                (not isinstance(db, sqlite3.Connection) or store.is_file_connection(db)) if handed else store.is_file_path(str(db))
+                (not isinstance(db, sqlite3.Connection) or store.is_file_connection(db))
+                if handed
+                else store.is_file_path(str(db))
             )
             if is_file:
                 raise ConfigError(

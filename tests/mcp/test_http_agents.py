@@ -104,7 +104,9 @@ def check_registry_changes_reach_a_running_server(state: str, tokens: dict[str, 
             assert revoked.returncode == 0, revoked.stderr
             assert status(tokens["leaver"]) == 401
             assert status(tokens["keeper"]) == 200
-            added = subprocess.run([*cli, "add", "newcomer", "--state", state, "--json"], capture_output=True, text=True, cwd=ROOT)
+            added = subprocess.run(
+                [*cli, "add", "newcomer", "--state", state, "--json"], capture_output=True, text=True, cwd=ROOT
+            )
             assert added.returncode == 0, added.stderr
             assert status(httpx.Response(200, content=added.stdout).json()["token"]) == 200
     finally:
