@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml requirements.lock scripts/setup_system.sh scripts/setup
 
 # the PostgreSQL tests must run here (a missing server fails them instead of skipping; scripts/setup_system.sh installs it)
 test: $(STAMP)
-	COLONY_REQUIRE_POSTGRES=1 $(PY) -m pytest -n 2 --dist loadgroup
+	COLONY_REQUIRE_POSTGRES=1 COLONY_PG_HEAVY=1 $(PY) -m pytest -n 2 --dist loadgroup
 
 build: $(STAMP)
 	$(PY) scripts/build.py
