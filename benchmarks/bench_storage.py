@@ -25,30 +25,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_kernel import proposal
 from benchmarks.common import BASELINES, load_average, repeated_us, write_artefact
 from benchmarks.storage_load import agents, run_load, start_servers
 from colony.kernel import ColonyKernel, ColonyKernelConfig
-from colony.models import ActionProposal, DecayRate, SignalSource, SignalType
+from colony.models import DecayRate, SignalSource, SignalType
 
 TARGETS = {"pg_propose_p50_us": 1000.0, "sqlite_regression_factor": 1.10}
 CONTRIBUTORS = (10, 100, 1_000, 4_000, 16_000)
-_ids = itertools.count()
-
-
-def proposal(target: str, agent: str = "bench-agent", **fields: Any) -> ActionProposal:
-    values: dict[str, Any] = {
-        "agent_id": agent,
-        "agent_type": "dispatcher",
-        "action_type": "patch_file",
-        "target": target,
-        "rationale": "Fix the off-by-one in the tick counter.",
-        "expected_outcome": "targeted tests pass",
-        "rollback_plan": "git revert the bounded change",
-        "evidence": {"tests": ["tests/test_module.py::test_tick"], "metrics": ["error rate < 1%"]},
-        "proposal_id": f"storage-{next(_ids)}",
-    }
-    values.update(fields)
-    return ActionProposal(**values)
 
 
 def kernel_paths(spec: str | None, n: int) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from figures import FigureContext, FigureSpec, with_sources
+from figures._history import NOT_MEASURED, repository_axes
 from figures.style import MARKERS, OKABE_ITO, new_figure, not_measured
 
 COLOURS = {"agent": OKABE_ITO["vermillion"], "human": OKABE_ITO["blue"]}
@@ -16,11 +17,11 @@ def plot(ctx: FigureContext) -> Figure:
     """One panel per repository: inducing share by size stratum for agent and human commits, with the raw shares."""
     history: dict[str, Any] = ctx.var("history")
     figure = new_figure(ctx.spec.size)
-    if not history["present"]:
-        return not_measured(figure, "no history study artefact (output/history/study.json)")
-    study = ctx.artifact("history/study.json")
-    panels = figure.subplots(1, len(history["datasets"]), sharey=True)
-    for axes, name in zip(panels, history["datasets"], strict=True):
+    found = repository_axes(ctx, figure, sharey=True)
+    if found is None:
+        return not_measured(figure, NOT_MEASURED)
+    study, repositories = found
+    for axes, name in repositories:
         strata = study["repositories"][name]["agent_vs_human"]["strata"]
         labels = [f"{s['lines_low']:.0f}–{s['lines_high']:.0f}" for s in strata]
         for j, kind in enumerate(("agent", "human")):
@@ -39,7 +40,7 @@ def plot(ctx: FigureContext) -> Figure:
         axes.set_xlabel("lines changed (quintile stratum)", fontsize=7.5)
         axes.set_title(name, fontsize=8.5)
         axes.legend(fontsize=7, loc="upper left")
-    panels[0].set_ylabel("share inducing (within horizon)", fontsize=7.5)
+    repositories[0][0].set_ylabel("share inducing (within horizon)", fontsize=7.5)
     return figure
 
 

@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 from matplotlib.figure import Figure
 
 from figures import FigureContext, FigureSpec, with_sources
+from figures._history import NOT_MEASURED, repository_axes
 from figures.style import OKABE_ITO, new_figure, not_measured
 
 
 def plot(ctx: FigureContext) -> Figure:
     """One row per repository: weekly inducing commits (bars) and the mean hazard the week's proposals met (line)."""
-    history: dict[str, Any] = ctx.var("history")
     figure = new_figure(ctx.spec.size)
-    if not history["present"]:
-        return not_measured(figure, "no history study artefact (output/history/study.json)")
-    study = ctx.artifact("history/study.json")
-    rows = figure.subplots(len(history["datasets"]), 1)
-    for axes, name in zip(rows, history["datasets"], strict=True):
+    found = repository_axes(ctx, figure, stacked=True)
+    if found is None:
+        return not_measured(figure, NOT_MEASURED)
+    study, repositories = found
+    for axes, name in repositories:
         t = study["repositories"][name]["timeline"]
         days = [dt.datetime.fromtimestamp(s, tz=dt.UTC) for s in t["start"]]
         axes.bar(days, t["inducing"], width=6, color=OKABE_ITO["orange"], label="inducing commits (by commit week)")

@@ -7,6 +7,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from figures import FigureContext, FigureSpec, with_sources
+from figures._history import NOT_MEASURED, repository_axes
 from figures.style import LINESTYLES, MARKERS, OKABE_ITO, SERIES, new_figure, not_measured
 
 
@@ -14,11 +15,11 @@ def plot(ctx: FigureContext) -> Figure:
     """One panel per repository: share of inducing commits held against share of all commits held, per condition."""
     history: dict[str, Any] = ctx.var("history")
     figure = new_figure(ctx.spec.size)
-    if not history["present"]:
-        return not_measured(figure, "no history study artefact (output/history/study.json)")
-    study = ctx.artifact("history/study.json")
-    panels = figure.subplots(1, len(history["datasets"]), sharey=True)
-    for axes, name in zip(panels, history["datasets"], strict=True):
+    found = repository_axes(ctx, figure, sharey=True)
+    if found is None:
+        return not_measured(figure, NOT_MEASURED)
+    study, repositories = found
+    for axes, name in repositories:
         conditions = study["repositories"][name]["primary"]["conditions"]
         axes.plot([0, 1], [0, 1], color="#999999", linewidth=0.6, linestyle=":")
         for i, cond in enumerate(history["conditions"]):
@@ -43,7 +44,7 @@ def plot(ctx: FigureContext) -> Figure:
             handlelength=1.6,
             borderpad=0.3,
         )
-    panels[0].set_ylabel("share of inducing commits held", fontsize=7.5)
+    repositories[0][0].set_ylabel("share of inducing commits held", fontsize=7.5)
     return figure
 
 
