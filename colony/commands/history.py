@@ -51,7 +51,12 @@ def register(subparsers: Any) -> None:
         "--cache", default="output/.cache/history-study", help="per-evaluation cache (default output/.cache/history-study)"
     )
     st.add_argument("--config", help="a history.yaml to use instead of the packaged one")
-    st.add_argument("--workers", type=int, default=2, help="worker processes (results do not depend on it; default 2)")
+    st.add_argument("--workers", type=int, default=2, help="Dask LocalCluster worker processes, 1 = in this process (default 2)")
+    st.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="a running Dask scheduler (tcp://host:8786) instead; its workers must see --data and --config",
+    )
     st.add_argument("--quiet", action="store_true", help="no progress lines")
     st.set_defaults(func=study_command, extra="research")
     ve = actions.add_parser("verify", help="check committed datasets against their manifests")
@@ -120,7 +125,14 @@ def study_command(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"history study: {line}", file=sys.stderr, flush=True)
 
-    result = run_study(data_dir=args.data, cache_dir=args.cache, config=args.config, workers=args.workers, progress=say)
+    result = run_study(
+        data_dir=args.data,
+        cache_dir=args.cache,
+        config=args.config,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        progress=say,
+    )
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "study.json").write_text(json.dumps(result, sort_keys=True, indent=1) + "\n", encoding="utf-8")

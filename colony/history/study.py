@@ -3,8 +3,10 @@
 For each dataset in ``history.yaml`` (checked against its manifest first: a mismatch stops the
 study), :func:`run_study` evaluates the primary analysis, the escaped-only view and the
 sensitivity variants (:func:`variants`), each a kernel replay plus every condition. Variants are
-independent tasks run on a process pool and cached one by one on the dataset's hash, the policy,
-the history configuration and the code (:func:`task_key`). The preregistered hypotheses are then
+independent tasks run on Dask distributed (:mod:`colony.distributed`: a LocalCluster of ``workers``
+processes, or a running scheduler) or serially with one worker, and cached one by one on the
+dataset's hash, the policy, the history configuration and the code (:func:`task_key`); the result
+does not depend on where they ran. The preregistered hypotheses are then
 tested per repository and pooled with a block bootstrap over calendar weeks and Holm-corrected
 (:mod:`colony.history.hypotheses`).
 """
@@ -14,12 +16,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from colony.config import Policy, default_policy
+from colony.distributed import dask_client, map_ordered
+from colony.errors import ValidationError
 from colony.history.config import HistoryConfig, load_history_config
 from colony.history.dataset import dataset_paths, read_records, verify_dataset
 
@@ -103,17 +107,28 @@ def _evaluate_task(args: tuple[str, str, str | None, Variant, bool]) -> dict[str
     return out
 
 
+def _evaluate_numbered(index: int, task: tuple[str, str, str | None, Variant, bool]) -> tuple[int, dict[str, Any]]:
+    return index, _evaluate_task(task)
+
+
 def run_study(
     *,
     data_dir: str | Path,
     cache_dir: str | Path | None = None,
     config: str | None = None,
     workers: int = 2,
+    scheduler: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Evaluate every configured repository and variant; test the hypotheses; return the study result."""
+    """Evaluate every configured repository and variant; test the hypotheses; return the study result.
+
+    Evaluations that are not cached run on a Dask LocalCluster of ``workers`` processes, on the
+    scheduler at ``scheduler`` when given, or in this process when ``workers`` is 1.
+    """
     from colony.history.hypotheses import repository_result, test_hypotheses
 
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValidationError("workers", "must be a positive integer", value=workers)
     cfg = load_history_config(config)
     policy = default_policy()
     code = code_digest()
@@ -132,15 +147,22 @@ def run_study(
             todo.append((name, v, path))
     if progress:
         progress(f"{len(tasks) - len(todo)} of {len(tasks)} evaluations cached; running {len(todo)}")
-    args = [(str(data_dir), name, config, v, v.key == "primary") for name, v, _ in todo]
-    with ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo) or 1))) as pool:
-        for (name, v, path), result in zip(todo, pool.map(_evaluate_task, args), strict=True):
-            results[(name, v.key)] = result
-            if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(result, sort_keys=True))
-            if progress:
-                progress(f"{name}: {v.key} done")
+    args = [(i, (str(data_dir), name, config, v, v.key == "primary")) for i, (name, v, _) in enumerate(todo)]
+
+    def finished(done: int, total: int, outcome: tuple[int, dict[str, Any]]) -> None:
+        i, result = outcome
+        name, v, path = todo[i]
+        results[(name, v.key)] = result
+        if path is not None:  # cached as each evaluation finishes, so an interrupted study keeps its progress
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(result, sort_keys=True))
+        if progress:
+            progress(f"{name}: {v.key} done ({done} of {total})")
+
+    parallel = scheduler is not None or (workers > 1 and len(todo) > 1)
+    opened = dask_client(workers=min(workers, len(todo)), scheduler=scheduler) if todo and parallel else nullcontext(None)
+    with opened as client:
+        map_ordered(client, _evaluate_numbered, args, progress=finished)
     repos = {
         name: repository_result(name, manifests[name], {v.key: results[(name, v.key)] for v in variants(cfg)}, cfg)
         for name in cfg.datasets

@@ -100,3 +100,16 @@ def test_cli_study_writes_the_result(study_setup, tmp_path):
     assert "H2 pooled" not in done.stderr and "H2 fixture" in done.stderr
     bad = subprocess.run(cli[:-2] + ["--workers", "0"], capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "--workers" in bad.stderr
+
+
+def test_study_on_a_two_worker_local_cluster_is_byte_identical_to_the_serial_run(study_setup, tmp_path):
+    data, cfg = study_setup
+    serial = run_study(data_dir=data, cache_dir=None, config=str(cfg), workers=1)
+    lines: list[str] = []
+    on_dask = run_study(data_dir=data, cache_dir=tmp_path / "cache", config=str(cfg), workers=2, progress=lines.append)
+    assert json.dumps(on_dask, sort_keys=True) == json.dumps(serial, sort_keys=True)
+    total = len(variants(load_history_config(cfg)))
+    assert sum(1 for line in lines if line.startswith("fixture: ")) == total and lines[-1].endswith(f"({total} of {total})")
+    assert len(list((tmp_path / "cache").glob("fixture-*.json"))) == total
+    with pytest.raises(ValidationError, match="workers"):
+        run_study(data_dir=data, config=str(cfg), workers=0)
