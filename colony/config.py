@@ -23,7 +23,7 @@ from typing import Any, get_type_hints
 
 import yaml
 
-from colony.errors import ConfigError
+from colony.errors import ConfigError, unknown_keys
 
 __all__ = [
     "BudgetPolicy",
@@ -277,7 +277,7 @@ def require_keys(data: Any, key: str, names: Sequence[str], path: str) -> dict[s
     """Return ``data`` if it is a mapping with exactly the keys ``names``, else raise ConfigError naming ``key``."""
     if not isinstance(data, dict):
         raise ConfigError(key, f"expected a mapping, got {type(data).__name__}", path=path)
-    unknown = sorted(set(data) - set(names))
+    unknown = unknown_keys(data, set(names))
     if unknown:
         raise ConfigError(key, f"unknown keys {unknown}", path=path)
     missing = [n for n in names if n not in data]

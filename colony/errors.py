@@ -19,7 +19,20 @@ __all__ = [
     "StateLockedError",
     "StoreUnavailableError",
     "ValidationError",
+    "unknown_keys",
 ]
+
+
+def unknown_keys(data: dict[Any, Any], allowed: Any) -> list[Any]:
+    """The keys of ``data`` that are not in ``allowed``, in a stable order whatever their types.
+
+    Keys of a decoded payload may mix types (``{1: ..., "a": ...}``), which plain ``sorted``
+    cannot compare; they are ordered by type name, then by ``repr``.
+
+    >>> unknown_keys({"b": 1, 2: 0, "a": 3}, {"a"})
+    [2, 'b']
+    """
+    return sorted((k for k in data if k not in allowed), key=lambda k: (type(k).__name__, repr(k)))
 
 
 class ColonyError(Exception):

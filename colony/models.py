@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from colony.errors import ValidationError
+from colony.errors import ValidationError, unknown_keys
 from colony.frozen_records import quick_init, quick_new
 from colony.trust import apply_delta as _apply_trust_delta
 
@@ -458,7 +458,7 @@ class ResourceCost(_Record):
         """Build a cost from a mapping of its field names; unknown keys are an error."""
         if not isinstance(data, dict):
             raise ValidationError(name, f"must be an object, got {type(data).__name__}", value=data)
-        unknown = sorted(set(data) - set(COST_FIELDS))
+        unknown = unknown_keys(data, COST_FIELDS)
         if unknown:
             raise ValidationError(name, f"unknown cost fields {unknown}; expected {list(COST_FIELDS)}", value=data)
         return cls(**data)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from colony.consequence_memory import parse_feedback
-from colony.errors import ValidationError
+from colony.errors import ValidationError, unknown_keys
 from colony.models import ActionProposal, ResourceCost, check_json_value
 
 __all__ = ["OUTCOME_KEYS", "ParsedOutcome", "parse_outcome"]
@@ -40,7 +40,7 @@ def parse_outcome(proposal: Any, outcome: Any, tests_passed: Any, human_feedback
     if not isinstance(outcome, dict):
         raise ValidationError("outcome", f"must be a dict, got {type(outcome).__name__}", value=outcome)
     if not OUTCOME_KEYS.issuperset(outcome):
-        unknown = sorted(set(outcome) - OUTCOME_KEYS)
+        unknown = unknown_keys(outcome, OUTCOME_KEYS)
         raise ValidationError("outcome", f"unknown keys {unknown}; expected some of {sorted(OUTCOME_KEYS)}")
     check_json_value("outcome", outcome)
     if not isinstance(tests_passed, bool):

@@ -80,3 +80,12 @@ def test_unreadable_and_malformed_files_fail_clearly(tmp_path: Path) -> None:
 def test_policy_to_dict_round_trips() -> None:
     p = default_policy()
     assert parse_policy(p.to_dict()) == p
+
+
+def test_require_keys_names_unknown_keys_of_mixed_types():
+    from colony.config import require_keys
+    from colony.errors import ConfigError
+
+    # mixed-type keys once raised TypeError from sorting the unknown keys
+    with pytest.raises(ConfigError, match=r"unknown keys \[3, 'z'\]"):
+        require_keys({"a": 1, 3: 2, "z": 0}, "section", ["a"], "policy.yaml")

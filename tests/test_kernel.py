@@ -112,6 +112,9 @@ def test_outcome_deposits() -> None:
         ({}, "yes", None, "tests_passed"),
         ({}, True, "nan", "human_feedback"),
         ({"repair_needed": "no"}, True, None, "outcome.repair_needed"),
+        # mixed-type keys: the first once raised TypeError from sorting the unknown keys
+        ({1: "x", "surprise": 2}, True, None, "outcome"),
+        ({"cost": {7: 1, "tokens": 3}}, True, None, "outcome.cost"),
     ],
 )
 def test_bad_outcomes_change_nothing(outcome: dict, passed: object, feedback: str | None, field: str) -> None:

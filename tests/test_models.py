@@ -95,3 +95,9 @@ def test_severity_ranks_are_ordered_not_lexicographic() -> None:
     assert ranks == sorted(ranks) and len(set(ranks)) == 4
     f = FalsificationFinding("c" * 80, "no_rollback", "high")
     assert str(f).endswith("...")
+
+
+def test_a_cost_with_mixed_type_keys_is_a_validation_error():
+    # once a TypeError from sorting the unknown keys
+    with pytest.raises(ValidationError, match=r"unknown cost fields \[7, 'tokens'\]"):
+        ResourceCost.from_dict({7: 1, "tokens": 3, "llm_calls": 1})
