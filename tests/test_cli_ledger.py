@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -47,3 +48,57 @@ def test_verify_valid_then_tampered(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_verify_usage_errors(tmp_path: Path) -> None:
     assert main(["ledger", "verify", str(tmp_path / "missing.sqlite"), "--public-key", "00" * 32]) == 2
+
+
+def _pg_ledger(url: str) -> str:
+    signer = Ed25519Signer.generate()
+    cfg = ColonyKernelConfig(
+        state_path=url,
+        attestation_mode="required",
+        attestation_key=signer.private_key_bytes().hex(),
+        attestation_algorithm="ed25519",
+        run_id="run-pg",
+    )
+    with ColonyKernel(cfg) as k:
+        k.calibrate_agent("agent-a", trust_score=0.5)
+        p = make_proposal()
+        k.propose_action(p)
+        k.authorize_execution(p.proposal_id, "operator")
+    return signer.public_key_bytes().hex()
+
+
+def test_verify_a_colony_on_postgresql_reads_it_without_writing_then_sees_tampering(
+    pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import psycopg
+
+    public = _pg_ledger(pg_url)
+
+    def snapshot() -> tuple:
+        with psycopg.connect(pg_url) as pg:
+            events = pg.execute("SELECT count(*), max(sequence) FROM attestation_events").fetchone()
+            meta = pg.execute("SELECT key, value FROM kernel_meta ORDER BY key").fetchall()
+            return events, meta
+
+    before = snapshot()
+    assert main(["ledger", "verify", pg_url, "--public-key", public, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["valid"] and [(r["run_id"], r["event_count"]) for r in result["runs"]] == [("run-pg", 4)]
+    assert snapshot() == before  # verification wrote nothing, not even the store's version
+    with psycopg.connect(pg_url) as pg:
+        pg.execute("UPDATE attestation_events SET payload_json = replace(payload_json, %s, %s)", ('"p-', '"q-'))
+    assert main(["ledger", "verify", pg_url, "--public-key", public]) == 1
+    assert "INVALID" in capsys.readouterr().out
+    assert main(["ledger", "verify", pg_url, "--public-key", "00" * 31]) == 2  # a malformed key: usage error
+
+
+def test_verify_a_database_without_a_colony_is_a_clear_usage_error(
+    pg_cluster: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import psycopg
+
+    with psycopg.connect(pg_cluster.url, autocommit=True) as pg:  # type: ignore[attr-defined]
+        pg.execute("CREATE DATABASE not_a_colony_ledger")
+    url = pg_cluster.database_url("not_a_colony_ledger")  # type: ignore[attr-defined]
+    assert main(["ledger", "verify", url, "--public-key", "00" * 32]) == 2
+    assert "no colony schema" in capsys.readouterr().err

@@ -116,6 +116,16 @@ class AttestationLedger(TypedRecords):
         self._attach(store.connect_read_only(path), True, str(path), signer)
         return self
 
+    @classmethod
+    def reader_on(cls, conn: Any, *, signer: Signer) -> AttestationLedger:
+        """A ledger that only reads the tables behind an open connection (a shared store's, for verification).
+
+        Nothing is created or written; the connection stays its owner's.
+        """
+        self = cls.__new__(cls)
+        self._attach(conn, False, str(conn), signer)
+        return self
+
     def _attach(
         self,
         conn: sqlite3.Connection,

@@ -1,8 +1,10 @@
-"""Verify a ledger file with only a verification key, and print a readable report.
+"""Verify a ledger with only a verification key, and print a readable report.
 
-``python -m colony.attestation.verify LEDGER.db --public-key HEX|FILE [--run RUN]``
+``python -m colony.attestation.verify LEDGER.db|postgresql://... --public-key HEX|FILE [--run RUN]``
 (or ``--hmac-key-file FILE``; with neither, the key configured in the environment).
-The file is opened read-only. Exit status: 0 valid, 1 invalid, 2 usage or unreadable input.
+A file is opened read-only; a colony on PostgreSQL is read in one transaction under the
+colony's lock (a consistent snapshot; nothing is written). Exit status: 0 valid, 1 invalid,
+2 usage or unreadable input.
 
 The key id recorded in the signatures is a label, not a secret: unless ``--key-id`` is
 given it is read from the ledger's first event, and the key itself decides validity.
@@ -14,7 +16,7 @@ import argparse
 import json
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ from colony.attestation.signers import (
     signer_from_env,
 )
 from colony.errors import ColonyError, ValidationError
+from colony.storage.base import is_url, redact_url
 
 __all__ = ["format_report", "load_key", "main", "verify_ledger_file"]
 
@@ -51,39 +54,45 @@ def load_key(text_or_path: str | bytes, *, field: str = "key") -> bytes:
         raise ValidationError(field, "is neither hex nor a readable key file", value=text_or_path) from None
 
 
-def _recorded_key_id(path: Path, run_id: str | None) -> str | None:
-    """The key id in the first signature (of ``run_id``), or None if the file cannot tell."""
+def _recorded_key_id(conn: Any, run_id: str | None) -> str | None:
+    """The key id in the first signature (of ``run_id``), or None if the ledger cannot tell."""
     try:
-        conn = store.connect_read_only(path)
-        try:
-            row = None
-            if run_id:
-                row = conn.execute(
-                    "SELECT signature_json FROM attestation_events WHERE run_id = ? ORDER BY rowid LIMIT 1", (run_id,)
-                ).fetchone()
-            if row is None:  # no run named, or a run with no events left: the ledger's signer is still the same
-                row = conn.execute("SELECT signature_json FROM attestation_events ORDER BY rowid LIMIT 1").fetchone()
-        finally:
-            conn.close()
+        row = None
+        if run_id:
+            row = conn.execute(
+                "SELECT signature_json FROM attestation_events WHERE run_id = ? ORDER BY rowid LIMIT 1", (run_id,)
+            ).fetchone()
+        if row is None:  # no run named, or a run with no events left: the ledger's signer is still the same
+            row = conn.execute("SELECT signature_json FROM attestation_events ORDER BY rowid LIMIT 1").fetchone()
         key_id = json.loads(row[0]).get("key_id") if row else None
     except (ColonyError, sqlite3.DatabaseError, ValueError, AttributeError):
         return None
     return key_id if isinstance(key_id, str) and key_id else None
 
 
+def _file_key_id(path: Path, run_id: str | None) -> str | None:
+    try:
+        conn = store.connect_read_only(path)
+    except (ColonyError, sqlite3.DatabaseError):
+        return None
+    try:
+        return _recorded_key_id(conn, run_id)
+    finally:
+        conn.close()
+
+
 def _verifier(
-    path: Path,
+    recorded: Callable[[], str | None],
     public_key: bytes | str | None,
     hmac_key: bytes | str | None,
     signer: Signer | None,
     key_id: str | None,
-    run_id: str | None,
 ) -> Signer:
     if sum(k is not None for k in (public_key, hmac_key, signer)) != 1:
         raise ValidationError("key", "give exactly one of public_key (Ed25519), hmac_key and signer")
     if signer is not None:
         return signer
-    label = key_id or _recorded_key_id(path, run_id) or "default"
+    label = key_id or recorded() or "default"
     if public_key is not None:
         return Ed25519Verifier(load_key(public_key, field="public_key"), key_id=label)
     assert hmac_key is not None
@@ -105,15 +114,27 @@ def verify_ledger_file(
     bytes, or hex text / a key file. ``signer``: a ready verifier (its own key id). Returns ``{path, valid, status, algorithm, key_id,
     run_count, runs: [LedgerValidationResult.to_dict(), ...]}``.
     """
-    p = Path(path)
-    verifier = _verifier(p, public_key, hmac_key, signer, key_id, run_id)
-    with AttestationLedger.open_read_only(p, signer=verifier) as ledger:
-        run_ids = [run_id] if run_id is not None else ledger.runs()
-        results = [ledger.validate(r).to_dict() for r in run_ids]
+    if is_url(path):
+        from colony.storage.postgres import PgStateDB
+
+        shown = redact_url(str(path))
+        db = PgStateDB(str(path), pool_size=1)
+        try:
+            with db.transaction() as conn:  # one snapshot: no append lands between two runs' checks
+                verifier = _verifier(lambda: _recorded_key_id(conn, run_id), public_key, hmac_key, signer, key_id)
+                results = _validate_runs(AttestationLedger.reader_on(conn, signer=verifier), run_id)
+        finally:
+            db.close()
+    else:
+        p = Path(path)
+        shown = str(p)
+        verifier = _verifier(lambda: _file_key_id(p, run_id), public_key, hmac_key, signer, key_id)
+        with AttestationLedger.open_read_only(p, signer=verifier) as ledger:
+            results = _validate_runs(ledger, run_id)
     bad = [r for r in results if not r["valid"]]
     status = S.EMPTY.value if not results else (bad[0]["status"] if bad else S.VALID.value)
     out: dict[str, Any] = {
-        "path": str(p),
+        "path": shown,
         "valid": bool(results) and not bad,
         "status": status,
         "algorithm": verifier.algorithm,
@@ -124,6 +145,11 @@ def verify_ledger_file(
     if isinstance(verifier, Ed25519Verifier):
         out["public_key"] = verifier.public_key_bytes().hex()
     return out
+
+
+def _validate_runs(ledger: AttestationLedger, run_id: str | None) -> list[dict[str, Any]]:
+    run_ids = [run_id] if run_id is not None else ledger.runs()
+    return [ledger.validate(r).to_dict() for r in run_ids]
 
 
 def format_report(result: dict[str, Any], *, max_errors: int = 20) -> str:
@@ -150,7 +176,9 @@ def format_report(result: dict[str, Any], *, max_errors: int = 20) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="colony ledger verify", description="Verify a colony attestation ledger file.")
-    ap.add_argument("path", help="the ledger's SQLite file (opened read-only)")
+    ap.add_argument(
+        "path", help="the ledger's SQLite file (opened read-only), or a colony's postgresql:// URL (read, never written)"
+    )
     keys = ap.add_mutually_exclusive_group()
     keys.add_argument("--public-key", metavar="HEX|FILE", help="Ed25519 public key: 64 hex digits or a file")
     keys.add_argument("--hmac-key-file", metavar="FILE", help="file holding the HMAC key (hex, else raw bytes)")

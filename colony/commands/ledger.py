@@ -1,4 +1,4 @@
-"""``colony ledger verify PATH``: validate an attestation ledger file with a verification key."""
+"""``colony ledger verify PATH|URL``: validate an attestation ledger (a file, or a colony on PostgreSQL) with a verification key."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def register(sub: Any) -> None:
         "verify",
         add_help=False,
         prefix_chars="+",  # every "-..." argument (--help included) is collected for the verifier
-        help="validate a ledger file (hash chain, signatures, lifecycle links); --help for options",
+        help="validate a ledger file or a postgresql:// colony (hash chain, signatures, lifecycle links); --help for options",
     )
     verify.add_argument("rest", nargs=argparse.REMAINDER)
     verify.set_defaults(func=_verify)
