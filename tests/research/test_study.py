@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from colony.config import default_policy, parse_policy
+from colony.distributed import dask_client
 from colony.errors import ValidationError
 from colony.research.runner import TRACE_FIELDS
 from colony.research.seeding import sha256_file
@@ -22,19 +25,30 @@ def _bytes(directory: Path) -> dict[str, bytes]:
     return {name: (directory / name).read_bytes() for name in FILES}
 
 
-def test_same_seed_gives_byte_identical_files_whatever_the_pool(small_study: StudyOutputs, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def pool() -> Iterator[Any]:
+    """One LocalCluster of two worker processes for this module's pooled studies (what ``parallel=2`` opens).
+
+    Starting a cluster and importing the study on its workers costs more than a small study; a
+    pool that has already run a study must still give the same bytes.
+    """
+    with dask_client(workers=2) as client:
+        yield client
+
+
+def test_same_seed_gives_byte_identical_files_whatever_the_pool(small_study: StudyOutputs, pool: Any, tmp_path: Path) -> None:
     first = small_study.paths["study"].parent
     again = run_study(small_config(), output_dir=tmp_path / "again", verify=False)
-    pooled = run_study(small_config(), output_dir=tmp_path / "pooled", parallel=2, verify=False)
+    pooled = run_study(small_config(), output_dir=tmp_path / "pooled", client=pool, verify=False)
     assert _bytes(first) == _bytes(tmp_path / "again") == _bytes(tmp_path / "pooled")
     assert again.proposals == pooled.proposals == small_study.proposals
 
 
 @pytest.mark.slow
-def test_verified_studies_are_byte_identical_too(tmp_path: Path) -> None:
+def test_verified_studies_are_byte_identical_too(pool: Any, tmp_path: Path) -> None:
     cfg = small_config(runs=2, items=5, warmup_ticks=1)
     serial = run_study(cfg, output_dir=tmp_path / "serial")
-    pooled = run_study(cfg, output_dir=tmp_path / "pooled", parallel=2)
+    pooled = run_study(cfg, output_dir=tmp_path / "pooled", client=pool)
     assert _bytes(tmp_path / "serial") == _bytes(tmp_path / "pooled")
     v = serial.results["verification"]
     assert v["differential"]["disagreements"] == 0 and v["invariants"]["all_hold"]
