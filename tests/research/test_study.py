@@ -18,6 +18,8 @@ from colony.research.study import StudyOutputs, read_traces, reanalyze, run_stud
 from colony.research.study_config import load_study_config
 from tests.research.conftest import small_config
 
+pytestmark = pytest.mark.xdist_group("small_study")  # the session's small study is built on one worker only
+
 FILES = ("study.json", "traces.jsonl", "workload.json", "workload.manifest.json")
 
 
