@@ -32,7 +32,8 @@ def pool() -> Iterator[Any]:
     """One LocalCluster of two worker processes for this module's pooled studies (what ``parallel=2`` opens).
 
     Starting a cluster and importing the study on its workers costs more than a small study; a
-    pool that has already run a study must still give the same bytes.
+    pool that has already run a study must still give the same bytes. The default study runs on
+    it too: its twenty runs share the two workers instead of queueing in the test's process.
     """
     with dask_client(workers=2) as client:
         yield client
@@ -132,9 +133,9 @@ def test_parallel_must_be_positive(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_default_study_runs_with_its_denominators(tmp_path: Path) -> None:
+def test_the_default_study_runs_with_its_denominators(pool: Any, tmp_path: Path) -> None:
     cfg = load_study_config()
-    out = run_study(cfg, output_dir=tmp_path, verify=False)
+    out = run_study(cfg, output_dir=tmp_path, client=pool, verify=False)  # pooled gives the serial bytes (above)
     a = out.results["analysis"]
     n = cfg.study.runs * cfg.study.items
     assert n == 1000
