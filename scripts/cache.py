@@ -87,7 +87,8 @@ def code_digest(*names: str) -> str:
 
 def environment_digest() -> str:
     """Digest the interpreter and every installed distribution's name and version."""
-    dists = sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions() if d.metadata["Name"]})
+    named = (d.metadata for d in metadata.distributions())  # each property parses the METADATA file: read it once
+    dists = sorted({f"{m['Name']}=={m['Version']}" for m in named if m["Name"]})
     return digest_mapping({"python": sys.version, "platform": platform.platform(), "dists": dists})
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from colony.models import ActionProposal
+from tests.xdist_groups import apply_groups
 
 _ids = itertools.count()
 
@@ -59,3 +60,10 @@ def make_proposal(
 @pytest.fixture
 def proposal_factory() -> Callable[..., ActionProposal]:
     return make_proposal
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker under ``--dist loadgroup``, keep each group on one worker (tests/xdist_groups.py)."""
+    if getattr(config.option, "loadgroup", False):
+        apply_groups(items)

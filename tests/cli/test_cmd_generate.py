@@ -54,7 +54,8 @@ class FakeEndpoint:
 @pytest.fixture
 def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeEndpoint]:
     ep = FakeEndpoint()
-    thread = threading.Thread(target=ep.server.serve_forever, daemon=True)
+    # shutdown() waits for the serving loop's next poll: the default 0.5 s interval cost every test half a second
+    thread = threading.Thread(target=ep.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     monkeypatch.setenv("COLONY_AI_BASE_URL", ep.url)
     monkeypatch.setenv("COLONY_AI_MODEL", "tiny-coder")

@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 from manuscript_support import collect, populate, repo_config, write_snapshot
 
+from scripts import render_figures
 from scripts.buildconfig import BuildConfig
+from scripts.stage import StageResult
 
 
 @pytest.fixture(scope="session")
@@ -31,3 +33,10 @@ def degraded(tmp_path_factory: pytest.TempPathFactory) -> tuple[BuildConfig, dic
     snapshot = collect(config)
     write_snapshot(config, snapshot)
     return config, snapshot
+
+
+@pytest.fixture(scope="session")
+def rendered(complete: tuple[BuildConfig, dict[str, Any]]) -> StageResult:
+    """The figures stage run once, forced, on the complete output: every PNG and the registry are on disk."""
+    config, _ = complete
+    return render_figures.run(config, force=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pypandoc
 import pytest
-from manuscript_support import ROOT
+from manuscript_support import ROOT, repo_config
 
 from scripts import validate
 from scripts.buildconfig import BuildConfig
@@ -176,12 +176,11 @@ def test_a_display_equation_sticks_to_the_sentence_before_it_in_typst() -> None:
     assert opening < typst.index("$ x = 1 $") and "#block(sticky: true)[#[#set math.equation(" in typst
 
 
-def test_validate_fails_when_the_main_text_exceeds_its_page_limit(complete, tmp_path: Path) -> None:
-    config, _ = complete
-    limit = load_manuscript(config).page.main_text_limit
+def test_validate_fails_when_the_main_text_exceeds_its_page_limit(tmp_path: Path) -> None:
+    local = repo_config(tmp_path / "out")  # the real manuscript's limit; no artefacts needed
+    limit = load_manuscript(local).page.main_text_limit
     paper = tmp_path / "out" / "paper"
     paper.mkdir(parents=True)
-    local = dataclasses.replace(config, output_dir=str(tmp_path / "out"))
     manuscript = load_manuscript(local)
     (paper / "compile_report.json").write_text(json.dumps({"pages": {"total": 40, "main_text": limit + 1}}))
     assert validate._check_pages(local, manuscript) == [

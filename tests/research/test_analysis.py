@@ -13,6 +13,8 @@ from colony.research.outcomes import COUNT_FIELDS, item_dispositions, run_counts
 from colony.research.study import StudyOutputs
 from tests.research.conftest import small_config
 
+pytestmark = pytest.mark.xdist_group("small_study")  # the session's small study is built on one worker only
+
 UTILITY = (1.0, -2.0, 0.0)
 BOOT: dict[str, Any] = {"seed": 1, "samples": 200, "confidence": 0.95}
 

@@ -16,6 +16,8 @@ from colony.research.runner import run_condition
 from colony.research.workload import generate_workload
 from tests.research.conftest import small_config
 
+pytestmark = pytest.mark.xdist_group("small_study")  # the session's small study is built on one worker only
+
 
 def test_draws_are_deterministic_and_addressed() -> None:
     o = OutcomeOracle(seed=5)

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from colony.config import default_policy, parse_policy
+from colony.distributed import dask_client
 from colony.errors import ValidationError
 from colony.research.runner import TRACE_FIELDS
 from colony.research.seeding import sha256_file
 from colony.research.study import StudyOutputs, read_traces, reanalyze, run_study
 from colony.research.study_config import load_study_config
 from tests.research.conftest import small_config
+
+pytestmark = pytest.mark.xdist_group("small_study")  # the session's small study is built on one worker only
 
 FILES = ("study.json", "traces.jsonl", "workload.json", "workload.manifest.json")
 
@@ -22,19 +27,31 @@ def _bytes(directory: Path) -> dict[str, bytes]:
     return {name: (directory / name).read_bytes() for name in FILES}
 
 
-def test_same_seed_gives_byte_identical_files_whatever_the_pool(small_study: StudyOutputs, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def pool() -> Iterator[Any]:
+    """One LocalCluster of two worker processes for this module's pooled studies (what ``parallel=2`` opens).
+
+    Starting a cluster and importing the study on its workers costs more than a small study; a
+    pool that has already run a study must still give the same bytes. The default study runs on
+    it too: its twenty runs share the two workers instead of queueing in the test's process.
+    """
+    with dask_client(workers=2) as client:
+        yield client
+
+
+def test_same_seed_gives_byte_identical_files_whatever_the_pool(small_study: StudyOutputs, pool: Any, tmp_path: Path) -> None:
     first = small_study.paths["study"].parent
     again = run_study(small_config(), output_dir=tmp_path / "again", verify=False)
-    pooled = run_study(small_config(), output_dir=tmp_path / "pooled", parallel=2, verify=False)
+    pooled = run_study(small_config(), output_dir=tmp_path / "pooled", client=pool, verify=False)
     assert _bytes(first) == _bytes(tmp_path / "again") == _bytes(tmp_path / "pooled")
     assert again.proposals == pooled.proposals == small_study.proposals
 
 
 @pytest.mark.slow
-def test_verified_studies_are_byte_identical_too(tmp_path: Path) -> None:
+def test_verified_studies_are_byte_identical_too(pool: Any, tmp_path: Path) -> None:
     cfg = small_config(runs=2, items=5, warmup_ticks=1)
     serial = run_study(cfg, output_dir=tmp_path / "serial")
-    pooled = run_study(cfg, output_dir=tmp_path / "pooled", parallel=2)
+    pooled = run_study(cfg, output_dir=tmp_path / "pooled", client=pool)
     assert _bytes(tmp_path / "serial") == _bytes(tmp_path / "pooled")
     v = serial.results["verification"]
     assert v["differential"]["disagreements"] == 0 and v["invariants"]["all_hold"]
@@ -116,9 +133,9 @@ def test_parallel_must_be_positive(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_default_study_runs_with_its_denominators(tmp_path: Path) -> None:
+def test_the_default_study_runs_with_its_denominators(pool: Any, tmp_path: Path) -> None:
     cfg = load_study_config()
-    out = run_study(cfg, output_dir=tmp_path, verify=False)
+    out = run_study(cfg, output_dir=tmp_path, client=pool, verify=False)  # pooled gives the serial bytes (above)
     a = out.results["analysis"]
     n = cfg.study.runs * cfg.study.items
     assert n == 1000

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from colony.research import plots
 from colony.research.study import StudyOutputs
 from colony.research.tables import condition_rows, disposition_rows, headline, hypothesis_rows, paired_rows, per_item_rows
+
+pytestmark = pytest.mark.xdist_group("small_study")  # the session's small study is built on one worker only
 
 
 def test_tables_follow_the_results(small_study: StudyOutputs) -> None:

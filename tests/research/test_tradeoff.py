@@ -14,6 +14,8 @@ from colony.research.study import StudyOutputs
 from colony.research.tradeoff import KNOBS, curve_plan, matched_volume, run_tradeoff, tradeoff_config
 from tests.research.conftest import small_config
 
+pytestmark = pytest.mark.xdist_group("small_study")  # the session's small study is built on one worker only
+
 TINY = {"tradeoff.runs": 2, "tradeoff.execute_threshold": [0.65, 0.85], "tradeoff.static_trust_threshold": [0.3, 0.7],
         "tradeoff.cutoff": [0.15], "tradeoff.hazard_only_ticks": [1]}  # fmt: skip
 

@@ -1,17 +1,18 @@
-"""The figure framework: spec validation, declared inputs only, reproducible PNGs, the repo's figures."""
+"""The figure framework: spec validation, declared inputs only, reproducible PNGs.
+
+The repository's own figures render through the stage in tests/manuscript/test_manuscript_figures.py, on the
+complete output the manuscript tests build once.
+"""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-from build_fixtures import ROOT
 
 from colony.errors import ValidationError
 from figures import FigureContext, FigureSpec, UndeclaredInputError
 from figures.style import LINESTYLES, MARKERS, OKABE_ITO, SERIES, contrast_ratio, figure_style, new_figure, png_bytes
-from scripts import render_figures
 
 GOOD = {
     "id": "demo",
@@ -71,23 +72,3 @@ def test_series_never_rely_on_colour_alone() -> None:
     assert len(set(SERIES)) == len(SERIES) <= min(len(LINESTYLES), len(MARKERS))
     assert "yellow" not in SERIES and contrast_ratio(OKABE_ITO["blue"]) >= 4.5
     assert contrast_ratio("#000000") == pytest.approx(21.0) and contrast_ratio("#FFFFFF") == pytest.approx(1.0)
-
-
-def test_repo_figures_render_from_a_snapshot(tmp_path: Path) -> None:
-    # the repository's figures read far more than policy and gates: build a complete output the way
-    # the manuscript tests do (tests/manuscript/manuscript_support.py), then render through the stage
-    sys.path.insert(0, str(ROOT / "tests" / "manuscript"))
-    from manuscript_support import collect, populate, repo_config, write_snapshot
-
-    populate(tmp_path / "out")
-    config = repo_config(tmp_path / "out")
-    snapshot = collect(config)
-    snapshot["gates"]["tests"] = {"total": 12, "passed": 11, "skipped": 1, "failed": 0, "errors": 0}
-    write_snapshot(config, snapshot)
-    first = render_figures.run(config)
-    registry = render_figures.load_registry(config)
-    assert registry["count"] == len(render_figures.discover(config)) >= 3
-    assert "11 tests passed" in {e["id"]: e for e in registry["figures"]}["quality_gates"]["caption"]
-    assert not first.skipped and render_figures.run(config).skipped
-    for entry in registry["figures"]:
-        assert (config.out.root / entry["file"]).stat().st_size == entry["bytes"] > 10_000

@@ -48,11 +48,10 @@ def _report(target: str, *, passed: bool, proposal_id: str | None = None) -> dic
 
 def describe(package: str) -> dict[str, Any]:
     """Run the sequence and return every verdict, the trust path and the recovery tick."""
-    import anyio
-    from mcp import Client
-
     server_module = import_part(package, "server")
     toolset = import_part(package, "mcp.toolset")
+    import anyio  # after the parts: a package without them is answered without loading the MCP SDK
+    from mcp import Client
 
     async def sequence() -> dict[str, Any]:
         async with Client(server_module.build_server(toolset.ColonyTools())) as client:
