@@ -21,7 +21,7 @@ def plot(ctx: FigureContext) -> Figure:
     )
     left.bar_label(bars, fontsize=8)
     left.set_ylabel("tests")
-    left.set_title("test outcomes")
+    left.set_title("test outcomes (build tier)")
     box = {"facecolor": "white", "alpha": 0.9, "edgecolor": "none", "pad": 1.5}
     measures = ("statements\n+ branches", "branches\nonly")
     values = (coverage["percent"], coverage["branch_percent"])
@@ -43,9 +43,11 @@ FIGURE = FigureSpec(
     id="quality_gates",
     caption=with_sources(
         (
-            "The gates this build passed: << gates.tests.passed | count >> tests passed, and coverage of "
-            "<< gates.coverage.percent | percent >> (statements and branches) cleared the floor of "
-            "<< gates.coverage.floor | percent(0) >>. Quality-gate evidence: read from the gate report of this build."
+            "The gates this build passed: << gates.tests.passed | count >> tests passed in the build's test tier, which "
+            "leaves << gates.tier.deselected | count >> tests that start other processes or whole builds to make test and "
+            "continuous integration, and the tier's coverage of << gates.coverage.percent | percent >> (statements and "
+            "branches) cleared the floor of << gates.coverage.floor | percent(0) >>. Quality-gate evidence: read from the "
+            "gate report of this build."
         ),
         __file__,
         "scripts/gates.py",
@@ -58,7 +60,7 @@ FIGURE = FigureSpec(
         "horizontal line at the coverage floor taken from pyproject.toml; the build stops if the combined bar ends below it."
     ),
     evidence_class="quality-gate",
-    inputs=["gates.tests", "gates.coverage"],
+    inputs=["gates.tests", "gates.tier", "gates.coverage"],
     plot=plot,
     size=(5.5, 2.6),
     width="85%",

@@ -4,6 +4,10 @@ Each gate's command, exit code, counts and (for pytest) coverage go to
 ``output/gates/report.json``. Any failing gate stops the build with the gate's name and
 reason; nothing downstream runs. A passing gate is cached on the content of its inputs.
 
+The pytest gate runs the tier that ``pytest_args`` selects (colony's fast tier: ``-m "not build_e2e and
+not e2e"``); its ``tier`` entry records the marker expression and how many tests it selected and left out
+(``scripts/tier_count.py``), because the full suite is ``make test`` and CI, not the build.
+
 Run alone: ``python scripts/gates.py [--root DIR] [--force]``.
 """
 
@@ -30,6 +34,7 @@ from scripts.cache import StageCache, code_digest, environment_digest, write_if_
 from scripts.errors import BuildError
 from scripts.hashing import digest_files, digest_mapping
 from scripts.stage import StageResult, stage_main
+from scripts.tier_count import describe, read_tier
 
 __all__ = ["GATES", "Gate", "gate_env", "run"]
 
@@ -37,6 +42,7 @@ TAIL_LINES = 40
 SECRET_ENV = ("COLONY_BUNDLE_KEY",)
 # inherited variables that would change what a nested pytest/coverage run does
 INHERITED_PREFIXES = ("PYTEST_", "COV_CORE_", "COVERAGE_")
+TOOLS_ROOT = Path(__file__).resolve().parents[1]  # where `scripts.tier_count` (the gate's pytest plugin) imports from
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +57,8 @@ class Gate:
 def gate_env(config: BuildConfig) -> dict[str, str]:
     """The environment of a gate subprocess: isolated coverage, no inherited pytest state, no secrets."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(INHERITED_PREFIXES) and k not in SECRET_ENV}
-    env["PYTHONPATH"] = os.pathsep.join([str(config.root), *filter(None, [os.environ.get("PYTHONPATH")])])
+    paths = dict.fromkeys([str(config.root), str(TOOLS_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
     env["COVERAGE_FILE"] = str(config.out.cache / "gates" / ".coverage")
     env["MPLBACKEND"] = "Agg"
     return env
@@ -159,12 +166,12 @@ def _check_pytest(config: BuildConfig) -> dict[str, Any]:
     floor = config.coverage_floor()
     gates_dir = config.out.gates
     gates_dir.mkdir(parents=True, exist_ok=True)
-    cov_json, junit = gates_dir / "coverage.json", gates_dir / "junit.xml"
-    for stale in (cov_json, junit):
+    cov_json, junit, tier_json = gates_dir / "coverage.json", gates_dir / "junit.xml", gates_dir / "tier.json"
+    for stale in (cov_json, junit, tier_json):
         stale.unlink(missing_ok=True)
     command = [
         sys.executable, "-m", "pytest", config.tests_dir, *config.pytest_args,
-        "-q", "-p", "no:cacheprovider",
+        "-q", "-p", "no:cacheprovider", "-p", "scripts.tier_count", "--tier-report", config.rel(tier_json),
         f"--cov={config.package}", "--cov-branch", "--cov-report=", f"--cov-report=json:{config.rel(cov_json)}",
         f"--cov-fail-under={floor:g}", f"--junitxml={config.rel(junit)}", "-o", "junit_family=xunit2",
     ]  # fmt: skip
@@ -174,6 +181,7 @@ def _check_pytest(config: BuildConfig) -> dict[str, Any]:
     if junit.is_file():
         tests, failed = _junit_counts(junit, config.root)
     coverage = _coverage_totals(cov_json, floor) if cov_json.is_file() else None
+    tier = read_tier(tier_json, config.pytest_args)
     if failed:
         shown = ", ".join(failed[:5]) + (" ..." if len(failed) > 5 else "")
         message = f"{tests['failed']} failed and {tests['errors']} errors of {tests['total']} tests: {shown}"
@@ -188,10 +196,19 @@ def _check_pytest(config: BuildConfig) -> dict[str, Any]:
         message = f"coverage {coverage['percent']:.2f}% is below the floor {floor:g}% ([tool.coverage.report] fail_under in pyproject.toml)"
     elif code != 0:
         message = f"pytest exited with code {code}"
+    elif tier is None:
+        message = f"pytest wrote no tier counts ({config.rel(tier_json)}, from the scripts.tier_count plugin)"
     else:
-        message = f"{tests['passed']} passed, {tests['skipped']} skipped; coverage {coverage['percent']:.2f}% (floor {floor:g}%)"
-    passed = code == 0 and not failed and coverage is not None and coverage["percent"] >= floor and tests.get("total", 0) > 0
-    return _result("pytest", command, code, output, duration, passed, message, tests=tests, failures=failed, coverage=coverage)
+        message = (
+            f"{tests['passed']} passed, {tests['skipped']} skipped of {describe(tier)}; "
+            f"coverage {coverage['percent']:.2f}% (floor {floor:g}%)"
+        )
+    passed = (
+        code == 0 and not failed and coverage is not None and coverage["percent"] >= floor
+        and tests.get("total", 0) > 0 and tier is not None
+    )  # fmt: skip
+    extra = {"tests": tests, "tier": tier, "failures": failed, "coverage": coverage}
+    return _result("pytest", command, code, output, duration, passed, message, **extra)
 
 
 # ruff -------------------------------------------------------------------------------------
@@ -313,7 +330,7 @@ def _summary(results: list[dict[str, Any]]) -> str:
 def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     """Run every gate (reusing cached passes), write the report, raise :class:`BuildError` on any failure."""
     cache = StageCache(config)
-    tool = code_digest("gates.py", "cache.py", "hashing.py", "buildconfig.py")
+    tool = code_digest("gates.py", "cache.py", "hashing.py", "buildconfig.py", "tier_count.py")
     keys = {g.name: digest_mapping({"gate": g.name, "tool": tool, **g.inputs(config)}) for g in GATES}
     results: dict[str, dict[str, Any]] = {}
     pending: list[Gate] = []

@@ -13,7 +13,7 @@ from tests.xdist_groups import apply_groups
 
 _ids = itertools.count()
 
-pytest_plugins = ["tests.pg_fixtures"]  # pg_cluster, pg_url, state_spec (PostgreSQL tests)
+pytest_plugins = ["tests.pg_fixtures", "tests.process_tier"]  # pg_cluster, pg_url, state_spec (PostgreSQL tests)
 
 # headless Debian Chromium, as every browser test launches it (Playwright with executable_path)
 CHROMIUM = Path("/usr/bin/chromium")

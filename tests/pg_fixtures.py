@@ -4,7 +4,7 @@
 cross-process coordination is needed) and migrates a template database once; ``pg_url`` gives each
 test a fresh database copied from that template (``CREATE DATABASE ... TEMPLATE``, a few ms), and
 ``state_spec`` parametrises a test over both backends (a state file, a database URL). Tests that use
-them are marked ``postgres``. Without server binaries they skip, saying why, unless
+them are marked ``postgres``, and therefore ``e2e`` (``tests/process_tier.py``): the build's gate leaves them out. Without server binaries they skip, saying why, unless
 ``COLONY_REQUIRE_POSTGRES=1`` (``make test``, CI), which turns the absence into a failure.
 """
 
@@ -27,7 +27,7 @@ HEAVY_ENV = "COLONY_PG_HEAVY"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that reaches a PostgreSQL fixture is marked ``postgres`` (so ``-m "not postgres"`` works).
+    """Every test that reaches a PostgreSQL fixture is marked ``postgres`` and ``e2e`` (so ``-m "not postgres"`` works).
 
     ``postgres_heavy`` tests (the issue's full load figures, minutes long) run only with ``COLONY_PG_HEAVY=1``.
     """
@@ -40,6 +40,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         backend = callspec.params.get("state_spec") if callspec is not None else None
         if "pg_url" in names or "pg_cluster" in names or backend == "postgres":
             item.add_marker(pytest.mark.postgres)
+            item.add_marker(pytest.mark.e2e)  # a cluster in other processes: the build's gate leaves it out
 
 
 @pytest.fixture(scope="session")

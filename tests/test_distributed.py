@@ -7,6 +7,8 @@ import pytest
 from colony.distributed import dask_client, map_ordered
 from colony.errors import ValidationError
 
+pytestmark = pytest.mark.e2e  # Dask LocalClusters of worker processes
+
 
 def test_map_ordered_keeps_submission_order_and_raises_task_errors() -> None:
     seen: list[tuple[int, int]] = []

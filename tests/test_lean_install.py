@@ -21,7 +21,7 @@ from tests.hook.conftest import payload
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("jupyterlab", "matplotlib", "pandas", "numpy", "jinja2", "pypandoc-binary", "papermill", "ipywidgets")
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("lean_install")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("lean_install")]
 
 
 def _run(*args: str | Path, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,4 @@
-"""Gate results: test counts, coverage, lint and type-check findings."""
+"""Gate results: the test tier and its counts, coverage, lint and type-check findings."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ def gates(ctx: CollectContext) -> dict[str, Any]:
     return {
         "passed": True,
         "tests": pytest["tests"],
+        "tier": pytest.get("tier"),  # marker expression, selected, deselected; None in a report from before tiers
         "coverage": pytest["coverage"],
         "ruff_findings": ruff["findings"],
         "format_files": fmt["files_to_reformat"],

@@ -32,6 +32,7 @@ NOTEBOOK = "04_gate_landscape.ipynb"
 SCREENSHOT = ROOT / "output" / "screenshots" / "gate_explorer.png"
 
 pytestmark = [
+    pytest.mark.e2e,
     pytest.mark.browser,
     pytest.mark.xdist_group("browser"),
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),

@@ -100,6 +100,7 @@ HAS_HOOK = "registrars" in inspect.signature(colony_server.main).parameters
 
 
 @pytest.mark.skipif(not HAS_HOOK, reason="colony.server.main has no registrars hook yet")
+@pytest.mark.e2e
 async def test_colony_mcp_with_cli_tools_over_stdio(mini: Path) -> None:
     from mcp.client.stdio import StdioServerParameters
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import psutil
+import pytest
 
 from tests.cli.conftest import Runner, write
 
@@ -44,6 +45,7 @@ def test_parallel_targets_run_at_the_same_time(colony: Runner, mini: Path) -> No
     assert all(r["duration_ms"] > 0 for r in out["results"]) and out["total_duration_ms"] > 0
 
 
+@pytest.mark.e2e  # waits on real child processes (a rendezvous that times out, a target killed past its timeout)
 def test_sequential_targets_do_not_overlap_and_failures_are_named(colony: Runner, mini: Path) -> None:
     _pair(mini)
     result = colony("run-quick", "pair", "--json", "--project", mini)
@@ -62,6 +64,7 @@ def test_args_module_targets_and_truncated_output(colony: Runner, mini: Path) ->
     assert loud["stdout"].startswith("[... ") and loud["stdout"].endswith("x\n5\n") and len(loud["stdout"]) < 4100
 
 
+@pytest.mark.e2e  # waits on real child processes (a rendezvous that times out, a target killed past its timeout)
 def test_a_target_past_its_timeout_is_killed_with_its_children(colony: Runner, mini: Path) -> None:
     write(
         mini / "slow.py",
@@ -86,6 +89,7 @@ def _gone(pid: int) -> bool:
         return True
 
 
+@pytest.mark.e2e
 def test_notebooks_run_with_papermill_and_scaffolded_notebooks_work(colony: Runner, tiny: Path) -> None:
     assert colony("new", "nbcheck", "--template", "notebook", "--project", tiny).code == 0
     result = colony("run-quick", "--json", "--project", tiny, "notebooks/01_nbcheck.ipynb", "--", "-p", "points", "4")

@@ -14,7 +14,7 @@ from colony.kernel import ColonyKernel
 from colony.mcp.gateway.core import Gateway
 from tests.gateway.conftest import Scratch, gateway_config, running
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 class User:

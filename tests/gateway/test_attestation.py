@@ -17,7 +17,7 @@ from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.mcp.gateway.results import result_digest
 from tests.gateway.conftest import Scratch, gateway_config, running, upstream_process
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 def _stamp(result: types.CallToolResult) -> dict[str, Any]:

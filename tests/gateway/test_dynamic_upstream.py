@@ -12,7 +12,7 @@ from mcp import Client
 from colony.models import SignalType
 from tests.gateway.conftest import Scratch, gateway_config, running
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 async def test_a_slow_upstream_times_out_and_the_call_is_a_failure(scratch: Scratch) -> None:

@@ -20,6 +20,8 @@ from colony.mcp.gateway.core import Gateway
 from tests.gateway.conftest import GATEWAY, INSPECTOR, ROOT, Scratch, npm_tool, write_config
 from tests.mcp.support import TOKEN, start_http_server
 
+pytestmark = pytest.mark.e2e  # gateway and server processes, the npm Inspector
+
 
 @pytest.mark.anyio
 async def test_stdio_gateway_process_through_the_sdk_client(scratch: Scratch, tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from tests.gateway.conftest import GATEWAY, ROOT, Scratch, gate, upstreams, writ
 from tests.gateway.test_approval import User
 from tests.mcp.support import TOKEN, ServerProcess, initialize_message, register_agents, start_http_server
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 ACCEPT = {"accept": "application/json, text/event-stream"}
 CALIBRATED = {"alice": 0.5, "bob": 0.5, "boss": 0.5}

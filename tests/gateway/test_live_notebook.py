@@ -13,7 +13,7 @@ from colony.notebooks import run_all
 from colony.notebooks.live_gateway import live_gateway_session
 from tests.gateway.conftest import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("notebooks")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("notebooks")]
 
 PARAMS = {"seed": 11, "rounds": 4, "fail_rate": 0.5, "meta_rate": 0.75}
 

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 from colony.models import SignalType
 from tests.gateway.conftest import FS_SERVER, Scratch, gate, gateway_config, running, upstream_process
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 async def direct_tools(params: StdioServerParameters) -> dict[str, types.Tool]:

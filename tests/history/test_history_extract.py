@@ -109,6 +109,7 @@ def test_bad_input_is_refused_before_anything_is_written(tmp_path, fixture_repo)
     assert read_oidmap(None) == {}
 
 
+@pytest.mark.e2e
 def test_cli_extract_and_verify(fixture_repo, tmp_path):
     out = tmp_path / "cli"
     cmd = [".venv/bin/python", "-m", "colony.cli", "history", "extract", str(fixture_repo.path), "--name", "fx",

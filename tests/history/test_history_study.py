@@ -52,6 +52,7 @@ def test_config_errors_name_the_key(tmp_path):
     assert [v.key for v in variants(load_history_config())][:2] == ["primary", "escaped"]
 
 
+@pytest.mark.e2e
 def test_study_runs_every_variant_caches_them_and_tests_the_hypotheses(study_setup, tmp_path):
     data, cfg = study_setup
     cache = tmp_path / "cache"
@@ -73,6 +74,7 @@ def test_study_runs_every_variant_caches_them_and_tests_the_hypotheses(study_set
     assert again == result and any(line.startswith(f"{len(cached)} of {len(cached)} evaluations cached") for line in lines)
 
 
+@pytest.mark.e2e
 def test_study_refuses_a_dataset_that_does_not_match_its_manifest(study_setup, tmp_path):
     data, cfg = study_setup
     path = data / "fixture.jsonl.gz"
@@ -89,6 +91,7 @@ def test_study_refuses_a_dataset_that_does_not_match_its_manifest(study_setup, t
     assert not (tmp_path / "out" / "study.json").exists()
 
 
+@pytest.mark.e2e
 def test_cli_study_writes_the_result(study_setup, tmp_path):
     data, cfg = study_setup
     cli = [".venv/bin/python", "-m", "colony.cli", "history", "study", "--data", str(data), "--config", str(cfg),

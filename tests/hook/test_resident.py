@@ -116,6 +116,7 @@ def test_a_socket_path_that_is_another_file_is_refused(tmp_path: Path, project: 
     assert occupied.read_text() == "keep me"
 
 
+@pytest.mark.e2e
 def test_colony_hook_serve_runs_until_sigterm_and_removes_its_socket(project: Project, tmp_path: Path) -> None:
     import signal
     import time

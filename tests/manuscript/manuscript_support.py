@@ -51,6 +51,7 @@ GATE_REPORT = {
             "command": "python -m pytest",
             "exit_code": 0,
             "tests": {"total": 40, "passed": 38, "failed": 0, "errors": 0, "skipped": 2},
+            "tier": {"marker": "not build_e2e and not e2e", "selected": 40, "deselected": 7, "full_suite": "make test and CI"},
             "coverage": {"percent": 91.5, "branch_percent": 84.5, "floor": 80.0},
         },
         {"name": "ruff-check", "passed": True, "command": "ruff check", "exit_code": 0, "findings": 0},

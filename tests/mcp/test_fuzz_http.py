@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from benchmarks.fuzz_http import run_fuzz, state_digest
 from benchmarks.mcp_http import LeanClient, registered_state, start_server
 from tests.mcp.support import record_args
+
+pytestmark = pytest.mark.e2e  # fuzzes a `colony.server --http` process
 
 
 def test_random_calls_with_per_agent_tokens_never_break_or_change_anything_when_rejected() -> None:

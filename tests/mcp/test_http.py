@@ -109,6 +109,7 @@ def test_foreign_origins_and_hosts_are_refused(http_server: ServerProcess) -> No
         assert local.status_code == 200
 
 
+@pytest.mark.e2e
 def test_non_loopback_binding_needs_an_explicit_flag() -> None:
     done = run_server_command("--http", "--host", "0.0.0.0", "--port", "0")
     assert done.returncode == 2
@@ -129,6 +130,7 @@ def test_non_loopback_binding_needs_an_explicit_flag() -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.e2e
 async def test_a_generated_token_is_printed_once_and_an_environment_token_never() -> None:
     generated = start_http_server(token=None)
     try:
@@ -148,6 +150,7 @@ async def test_a_generated_token_is_printed_once_and_an_environment_token_never(
 
 
 @pytest.mark.anyio
+@pytest.mark.e2e
 async def test_sigterm_stops_the_server_cleanly_and_its_state_is_kept(tmp_path: Path) -> None:
     state = tmp_path / "colony.sqlite"
     server = start_http_server("--state", str(state))
@@ -166,6 +169,7 @@ async def test_sigterm_stops_the_server_cleanly_and_its_state_is_kept(tmp_path: 
         kernel.close()
 
 
+@pytest.mark.e2e
 def test_a_busy_port_or_a_bad_port_is_exit_code_2() -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

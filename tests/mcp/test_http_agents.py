@@ -36,6 +36,7 @@ def _without(args: dict, key: str = "agent_id") -> dict:
 
 
 @pytest.mark.anyio
+@pytest.mark.e2e
 async def test_the_token_names_the_agent_and_an_agent_id_may_only_repeat_it(tmp_path: Path) -> None:
     state = tmp_path / "colony.sqlite"
     tokens = register_agents(state, "alice", "bob")
@@ -64,6 +65,7 @@ async def test_the_token_names_the_agent_and_an_agent_id_may_only_repeat_it(tmp_
 
 
 @pytest.mark.anyio
+@pytest.mark.e2e
 async def test_only_operators_tick_and_see_pruning_and_they_may_read_any_profile(tmp_path: Path) -> None:
     state = tmp_path / "colony.sqlite"
     agents = register_agents(state, "worker")
@@ -113,6 +115,7 @@ def check_registry_changes_reach_a_running_server(state: str, tokens: dict[str, 
         server.stop()
 
 
+@pytest.mark.e2e
 def test_registry_changes_on_a_file_a_server_owns_are_refused_naming_it_and_change_nothing(tmp_path: Path) -> None:
     state = tmp_path / "colony.sqlite"
     tokens = register_agents(state, "keeper", "leaver")
@@ -137,6 +140,7 @@ def test_registry_changes_on_a_file_a_server_owns_are_refused_naming_it_and_chan
     assert revoked.returncode == 0, revoked.stderr
 
 
+@pytest.mark.e2e
 def test_a_weak_shared_token_is_refused_at_start_up() -> None:
     weak = "letmein-letmein-letmein"
     env_run = subprocess.run(
@@ -156,6 +160,7 @@ def _env_without_token() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "COLONY_MCP_TOKEN"}
 
 
+@pytest.mark.e2e
 def test_agent_mode_needs_a_state_file_with_registered_agents(tmp_path: Path) -> None:
     no_state = run_server_command("--http", "--port", "0", "--auth", "agents")
     assert no_state.returncode == 2 and "--auth: agents needs --state FILE" in no_state.stderr
@@ -165,6 +170,7 @@ def test_agent_mode_needs_a_state_file_with_registered_agents(tmp_path: Path) ->
     assert stdio_flag.returncode == 2 and "--agent-id: binds a stdio server" in stdio_flag.stderr
 
 
+@pytest.mark.e2e
 def test_failed_authentication_is_slowed_per_address() -> None:
     server = start_http_server()
     assert server.url is not None
@@ -191,6 +197,7 @@ def test_failed_authentication_is_slowed_per_address() -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.e2e
 async def test_registry_only_mode_refuses_unregistered_agent_ids(tmp_path: Path) -> None:
     state = tmp_path / "colony.sqlite"
     register_agents(state, "member")
@@ -210,6 +217,7 @@ async def test_registry_only_mode_refuses_unregistered_agent_ids(tmp_path: Path)
         server.stop()
 
 
+@pytest.mark.e2e
 def test_sessions_are_capped_and_expire_when_idle() -> None:
     server = start_http_server("--max-sessions", "2", "--session-idle-timeout", "1.5")
     assert server.url is not None
@@ -256,6 +264,7 @@ SLOW_START = (
 )
 
 
+@pytest.mark.e2e
 def test_the_serving_line_comes_only_once_the_port_accepts_connections() -> None:
     server = start_http_server(command=SLOW_START)
     assert server.url is not None, server.stderr
@@ -269,6 +278,7 @@ def test_the_serving_line_comes_only_once_the_port_accepts_connections() -> None
         server.stop()
 
 
+@pytest.mark.e2e
 def test_revoking_every_agent_does_not_reopen_the_shared_token(tmp_path: Path) -> None:
     from colony.agent_registry import AgentRegistry
     from colony.storage import StateDB

@@ -10,6 +10,8 @@ import pytest
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from tests.mcp.support import ServerProcess, ok, propose_args, record_args, start_http_server
 
+pytestmark = pytest.mark.e2e  # eight clients against a `colony.server --http` process
+
 CLIENTS = 8
 CALLS = 200
 

@@ -28,6 +28,8 @@ from tests.mcp.support import (
     stdio_params,
 )
 
+pytestmark = pytest.mark.e2e  # every test starts `colony.server` over stdio
+
 
 @pytest.mark.anyio
 async def test_stdio_server_lists_answers_and_keeps_state_across_calls() -> None:

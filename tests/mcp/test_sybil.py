@@ -22,6 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.mcp.support import ServerProcess, ok, propose_args, record_args, register_agents, start_http_server
 
+pytestmark = pytest.mark.e2e  # Sybil floods against a `colony.server --http` process
+
 TARGET = "pkg.victim"
 PROTOCOL = "2026-07-28"
 CONCURRENT = 8

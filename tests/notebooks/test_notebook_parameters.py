@@ -131,6 +131,7 @@ def test_parameters_cell_must_be_literal_assignments() -> None:
             parameter_spec_from_source(src)
 
 
+@pytest.mark.e2e
 def test_cli_bad_parameter_fails_fast_with_a_clear_message(tmp_path: Path) -> None:
     out = tmp_path / "never"
     proc = subprocess.run(

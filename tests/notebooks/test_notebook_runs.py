@@ -19,7 +19,7 @@ from colony.pheromone_store import PheromoneStore
 from colony.replay import run_paired_locality_replay
 from tests.conftest import make_proposal
 
-pytestmark = pytest.mark.xdist_group("notebooks")
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("notebooks")]
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ("01_paired_locality", "02_decay", "03_trust", "04_gate_landscape")

@@ -23,6 +23,7 @@ def _write(path: Path, *sources: str) -> Path:
     return path
 
 
+@pytest.mark.e2e
 def test_worker_runs_a_notebook_and_times_its_cells(tmp_path: Path) -> None:
     src = _write(tmp_path / "01_ok.ipynb", "x = 1", "import sys\nprint('to stderr', file=sys.stderr)\ny = x * 2\nprint(y)")
     out = tmp_path / "out" / "01_ok.ipynb"
@@ -35,6 +36,7 @@ def test_worker_runs_a_notebook_and_times_its_cells(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "logs" / "01_ok.log").exists()
 
 
+@pytest.mark.e2e
 def test_worker_keeps_the_failed_notebook_with_its_error(tmp_path: Path) -> None:
     src = _write(tmp_path / "02_bad.ipynb", "limit = 1", "raise RuntimeError(f'limit {limit} exceeded')", "print('never')")
     out = tmp_path / "out" / "02_bad.ipynb"
@@ -54,6 +56,7 @@ def test_worker_reports_a_notebook_that_cannot_run(tmp_path: Path) -> None:
     assert result.cell_time_s == 0.0
 
 
+@pytest.mark.e2e
 def test_run_all_over_another_directory_runs_serially_longest_first(tmp_path: Path) -> None:
     nbs = tmp_path / "nbs"
     nbs.mkdir()
@@ -77,6 +80,7 @@ def test_run_all_over_another_directory_runs_serially_longest_first(tmp_path: Pa
     assert not results[1].ok and "AssertionError" in (results[1].error or "")
 
 
+@pytest.mark.e2e
 def test_the_batch_runs_on_the_workers_of_a_dask_scheduler(tmp_path: Path) -> None:
     """``scheduler=`` sends each notebook to that cluster's worker processes: each kernel's parent is a Dask worker."""
     import os

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SMALL = ["--runs", "2", "--items", "8", "--warmup-ticks", "1", "--bootstrap-samples", "100"]
 
 
+@pytest.mark.e2e
 def test_run_as_a_subprocess_prints_progress_and_writes_the_files(tmp_path: Path) -> None:
     out = tmp_path / "research"
     proc = subprocess.run(
@@ -36,6 +37,7 @@ def test_run_as_a_subprocess_prints_progress_and_writes_the_files(tmp_path: Path
     assert m["denominator"] == study["analysis"]["per_condition"]["composite"]["totals"]["executed"]
 
 
+@pytest.mark.e2e
 def test_tradeoff_and_adversarial_run_beside_the_study_on_the_same_cluster(tmp_path: Path) -> None:
     from colony.research.study_config import load_study_config
 

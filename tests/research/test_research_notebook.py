@@ -34,6 +34,7 @@ def test_parameters_cell_declares_output_dir_and_help() -> None:
     assert all(not c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
 
 
+@pytest.mark.e2e
 def test_notebook_plots_a_study_with_every_condition_and_its_extras(small_study: StudyOutputs, tmp_path: Path) -> None:
     study = tmp_path / "study"
     study.mkdir()
@@ -70,6 +71,7 @@ def test_notebook_plots_a_study_with_every_condition_and_its_extras(small_study:
     assert len(images) == len(labels)
 
 
+@pytest.mark.e2e
 def test_a_missing_study_fails_when_not_allowed_to_run_it(tmp_path: Path) -> None:
     with pytest.raises(pm.PapermillExecutionError, match="colony benchmark run"):
         pm.execute_notebook(

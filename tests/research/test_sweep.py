@@ -28,6 +28,7 @@ def tiny(**changes: object):
                             "sweep.reduced.names": ["default", "fragile effect 0"], **changes})  # fmt: skip
 
 
+@pytest.mark.e2e
 def test_dask_sweep_is_byte_identical_to_serial() -> None:
     cfg = tiny()
     serial = run_sweep(cfg, grid="reduced")
@@ -72,6 +73,7 @@ def test_summary_counts_verdicts_and_finds_flips() -> None:
     assert out["flips"] == [{"setting": "f0", "hypothesis": "H1", "default": "supported", "here": "inconclusive"}]
 
 
+@pytest.mark.e2e
 def test_cli_sweep_writes_the_reduced_grid_and_skips_when_a_full_result_exists(tmp_path: Path) -> None:
     data = yaml.safe_load(study_config_path().read_text())
     data["study"].update({"items": 5, "warmup_ticks": 1})

@@ -31,6 +31,7 @@ def test_history_runs_before_the_notebooks_that_read_it():
     assert HISTORY.available(ROOT / "colony")
 
 
+@pytest.mark.e2e
 def test_build_stops_when_a_committed_dataset_does_not_match_its_manifest(tmp_path: Path) -> None:
     config = project_with_datasets(tmp_path)
     data = config.root / "data" / "history" / "openhands.jsonl.gz"
@@ -44,6 +45,7 @@ def test_build_stops_when_a_committed_dataset_does_not_match_its_manifest(tmp_pa
     assert not (config.out.root / "history" / "study.json").exists()
 
 
+@pytest.mark.e2e
 def test_a_missing_manifest_stops_the_build_too(tmp_path: Path) -> None:
     config = project_with_datasets(tmp_path)
     (config.root / "data" / "history" / "aider.manifest.json").unlink()

@@ -33,6 +33,8 @@ from tests.conftest import make_proposal
 from tests.pg_cluster import PgCluster
 from tests.pg_fixtures import fresh_database
 
+pytestmark = pytest.mark.e2e  # PostgreSQL clusters and server processes (the PostgreSQL fixtures mark it too)
+
 ROOT = Path(__file__).resolve().parents[2]
 POLICY = default_policy()
 OUTCOMES = 300
@@ -192,7 +194,7 @@ def test_four_servers_eight_clients_propose_and_record(pg_url: str) -> None:
 
 @pytest.mark.postgres_heavy
 def test_four_servers_eight_clients_200_propose_and_record_each(pg_url: str) -> None:
-    """The issue's full figure (8 × 200): `make test` and CI run it (``COLONY_PG_HEAVY=1``); the build's test gate runs 8 × 20."""
+    """The issue's full figure (8 × 200): `make test` and CI run it (``COLONY_PG_HEAVY=1``); without it only 8 × 20 runs."""
     _four_servers(pg_url, 200)
 
 

@@ -117,6 +117,7 @@ def test_wait_lock_waits_for_the_owner_to_close(tmp_path: Path) -> None:
     assert waited > 0.2  # it did wait: the owner held the file for a second after "owned"
 
 
+@pytest.mark.e2e
 def test_the_cli_openers_name_the_owner_and_read_only_status_works(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "mini"\n')  # a project for `colony status`
     state = tmp_path / "colony.sqlite"
