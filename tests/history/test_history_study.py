@@ -52,7 +52,6 @@ def test_config_errors_name_the_key(tmp_path):
     assert [v.key for v in variants(load_history_config())][:2] == ["primary", "escaped"]
 
 
-@pytest.mark.e2e
 def test_study_runs_every_variant_caches_them_and_tests_the_hypotheses(study_setup, tmp_path):
     data, cfg = study_setup
     cache = tmp_path / "cache"
@@ -105,6 +104,7 @@ def test_cli_study_writes_the_result(study_setup, tmp_path):
     assert bad.returncode == 2 and "--workers" in bad.stderr
 
 
+@pytest.mark.e2e  # a Dask LocalCluster
 def test_study_on_a_two_worker_local_cluster_is_byte_identical_to_the_serial_run(study_setup, tmp_path):
     data, cfg = study_setup
     serial = run_study(data_dir=data, cache_dir=None, config=str(cfg), workers=1)
