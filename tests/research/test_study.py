@@ -39,6 +39,7 @@ def pool() -> Iterator[Any]:
         yield client
 
 
+@pytest.mark.e2e  # a Dask LocalCluster, like every test on the module's pool
 def test_same_seed_gives_byte_identical_files_whatever_the_pool(small_study: StudyOutputs, pool: Any, tmp_path: Path) -> None:
     first = small_study.paths["study"].parent
     again = run_study(small_config(), output_dir=tmp_path / "again", verify=False)
@@ -48,6 +49,7 @@ def test_same_seed_gives_byte_identical_files_whatever_the_pool(small_study: Stu
 
 
 @pytest.mark.slow
+@pytest.mark.e2e
 def test_verified_studies_are_byte_identical_too(pool: Any, tmp_path: Path) -> None:
     cfg = small_config(runs=2, items=5, warmup_ticks=1)
     serial = run_study(cfg, output_dir=tmp_path / "serial")
@@ -133,6 +135,7 @@ def test_parallel_must_be_positive(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.e2e
 def test_the_default_study_runs_with_its_denominators(pool: Any, tmp_path: Path) -> None:
     cfg = load_study_config()
     out = run_study(cfg, output_dir=tmp_path, client=pool, verify=False)  # pooled gives the serial bytes (above)
