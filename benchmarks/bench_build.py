@@ -1,7 +1,9 @@
 """Build benchmark: wall time of a clean full build and of a no-op rebuild.
 
-Targets (issue: the fail-closed build): a clean full build of this repository, gates included,
-in at most 4 min on a 2-core machine, and a no-op rebuild in at most 10 s. The fixture project of
+Targets: a clean full build of this repository, gates included (the build's test tier), in at
+most 5 min on a 2-core machine now that it runs both real-history replays (issues #14 and #15;
+the first round's build, with a smaller suite and no replays, aimed at 4 min), and a no-op
+rebuild in at most 10 s. The fixture project of
 the build tests is measured alongside, to show the pipeline's own overhead apart from the gates.
 
 Each build runs as ``python scripts/build.py --output-dir <fresh temp dir>`` in a subprocess (so
@@ -85,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fixture-only", action="store_true", help="measure only the fixture project")
     args = parser.parse_args(argv)
     env = dict(os.environ, COLONY_BUNDLE_KEY=secrets.token_hex(32))
-    results: dict[str, Any] = {"targets": {"clean_full_build_s": 240, "noop_rebuild_s": 10}}
+    results: dict[str, Any] = {"targets": {"clean_full_build_s": 300, "noop_rebuild_s": 10}}
     with tempfile.TemporaryDirectory(prefix="bench-build-fixture-") as tmp:
         results["fixture"] = measure("fixture", fixture_copy(Path(tmp)), env)
     if not args.fixture_only:
