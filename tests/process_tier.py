@@ -16,8 +16,8 @@ mechanisms keep the tier honest (a pytest plugin the root conftest loads):
 Quick helper processes stay in the fast tier: ``git``, ``pandoc``, ``ruff``, short ``python -c`` scripts
 and one-shot ``colony`` commands such as ``doctor``, ``replay`` or ``agents``. Worker pools are not seen
 (a Dask LocalCluster or ``ProcessPoolExecutor`` starts its workers through ``multiprocessing``, which raises
-no audit event): the modules and tests that start one for their own sake are marked by hand, while the
-synthetic study's tests keep their two-worker cluster in the fast tier.
+no audit event): the modules and tests that start one are marked by hand (the synthetic study's tests on
+their module's two-worker cluster among them).
 """
 
 from __future__ import annotations
