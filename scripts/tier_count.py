@@ -7,6 +7,8 @@ so whichever write lands last is the same record. :func:`read_tier` turns it int
 
 >>> describe({"marker": "not e2e", "selected": 9, "deselected": 3, "full_suite": FULL_SUITE})
 'the tier -m "not e2e" (9 selected, 3 deselected; make test and CI run every test)'
+>>> describe({"marker": "not e2e", "selected": 9, "deselected": 3, "full_suite": FULL_SUITE, "examples_share": 0.25})
+'the tier -m "not e2e" (9 selected, 3 deselected; property tests at 25% of their examples; make test and CI run every test)'
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the build imports this module too, and needs no pytest for it
     import pytest
 
-__all__ = ["FULL_SUITE", "OPTION", "describe", "marker_expression", "read_tier"]
+__all__ = ["EXAMPLES_OPTION", "FULL_SUITE", "OPTION", "describe", "examples_share", "marker_expression", "read_tier"]
 
 OPTION = "--tier-report"
+EXAMPLES_OPTION = "--hypothesis-scale"  # the suite's own option (tests/examples.py): share of each property test's examples
 FULL_SUITE = "make test and CI run every test"
 _deselected = 0
 
@@ -67,6 +70,25 @@ def marker_expression(args: Sequence[str]) -> str | None:
     return found
 
 
+def examples_share(args: Sequence[str]) -> float | None:
+    """The share of property-test examples the arguments ask for (``--hypothesis-scale``); None when not given.
+
+    >>> examples_share(["-m", "not e2e", "--hypothesis-scale", "0.25"]), examples_share(["-n", "2"])
+    (0.25, None)
+    """
+    found = None
+    for i, arg in enumerate(args):
+        value = args[i + 1] if arg == EXAMPLES_OPTION and i + 1 < len(args) else None
+        if arg.startswith(EXAMPLES_OPTION + "="):
+            value = arg.split("=", 1)[1]
+        if value is not None:
+            try:
+                found = float(value)
+            except ValueError:  # pytest itself refuses the run; the gate reports that
+                found = None
+    return found
+
+
 def read_tier(path: Path, pytest_args: Sequence[str]) -> dict[str, Any] | None:
     """The gate's ``tier``: the marker expression and the counts at ``path``; None when they were not written."""
     try:
@@ -74,7 +96,13 @@ def read_tier(path: Path, pytest_args: Sequence[str]) -> dict[str, Any] | None:
         selected, deselected = int(counts["selected"]), int(counts["deselected"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return {"marker": marker_expression(pytest_args), "selected": selected, "deselected": deselected, "full_suite": FULL_SUITE}
+    return {
+        "marker": marker_expression(pytest_args),
+        "selected": selected,
+        "deselected": deselected,
+        "examples_share": examples_share(pytest_args),
+        "full_suite": FULL_SUITE,
+    }
 
 
 def describe(tier: dict[str, Any]) -> str:
@@ -82,4 +110,7 @@ def describe(tier: dict[str, Any]) -> str:
     if tier["marker"] is None:
         return f"all {tier['selected']} collected tests"
     counts = f"{tier['selected']} selected, {tier['deselected']} deselected"
+    share = tier.get("examples_share")
+    if share is not None and share < 1:
+        counts += f"; property tests at {share:.0%} of their examples"
     return f'the tier -m "{tier["marker"]}" ({counts}; {tier["full_suite"]})'

@@ -9,11 +9,36 @@ from pathlib import Path
 import pytest
 
 from colony.models import ActionProposal
+from tests.examples import OPTION as EXAMPLES_OPTION
+from tests.examples import examples, set_scale
 from tests.xdist_groups import apply_groups
 
 _ids = itertools.count()
 
 pytest_plugins = ["tests.pg_fixtures", "tests.process_tier"]  # pg_cluster, pg_url, state_spec (PostgreSQL tests)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        EXAMPLES_OPTION,
+        type=float,
+        default=1.0,
+        metavar="SHARE",
+        help="share of each property test's examples to draw (the build's fast tier; default 1: every example)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        set_scale(config.getoption(EXAMPLES_OPTION))
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    from hypothesis import settings
+
+    # tests without their own max_examples draw Hypothesis' default 100, scaled alike
+    settings.register_profile("colony", max_examples=examples(100))
+    settings.load_profile("colony")
+
 
 # headless Debian Chromium, as every browser test launches it (Playwright with executable_path)
 CHROMIUM = Path("/usr/bin/chromium")

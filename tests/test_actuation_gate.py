@@ -20,6 +20,7 @@ from colony.models import (
 from colony.pheromone_store import PheromoneStore
 from colony.resource_ledger import ResourceLedger
 from tests.conftest import make_proposal
+from tests.examples import examples
 
 POLICY = default_policy().gate
 
@@ -124,7 +125,7 @@ _inputs = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_inputs, st.floats(0.0, 10.0), st.floats(0.0, 1.0))
 def test_score_bounds_and_monotonicity(inputs: GateInputs, extra_hazard: float, extra_trust: float) -> None:
     g = _gate()

@@ -21,6 +21,7 @@ from colony.errors import ColonyError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.models import ActionProposal, GateDecision, SignalType
 from tests.conftest import make_proposal
+from tests.examples import examples
 
 KEY = "0123456789abcdef0123456789abcdef"
 
@@ -187,7 +188,7 @@ def _calls() -> st.SearchStrategy[tuple[str, Call]]:
     )
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(call=_calls())
 def test_any_rejected_call_leaves_the_state_identical_in_memory_and_in_the_file(call: tuple[str, Call]) -> None:
     name, fn = call

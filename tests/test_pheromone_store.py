@@ -11,6 +11,7 @@ from colony.errors import ValidationError
 from colony.models import ColonySignal, DecayRate, SignalSource, SignalType
 from colony.pheromone_store import PheromoneStore, ticks_to_extinction
 from colony.pheromone_trace import TopTraces, Trace
+from tests.examples import examples
 
 POLICY = default_policy().pheromone
 EPS = {
@@ -49,7 +50,7 @@ def test_slow_unit_trace_keeps_eighty_percent_after_ten_ticks() -> None:
     assert store.sense("t", SignalType.SUCCESS) == pytest.approx(0.8, abs=1e-12)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     strength=st.floats(min_value=0.001, max_value=10.0),
     rate=st.sampled_from(list(DecayRate)),
@@ -192,7 +193,7 @@ def _brute_top(store: PheromoneStore, k: int) -> list[tuple[str, str, float]]:
     return [(t.location, t.signal_type.value, t.strength_at(tick)) for t in pool[:k]]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(ops=_OPS, k=st.sampled_from([1, 2, 3, 5, 10]), capacity=st.sampled_from([2, 3, 32]))
 def test_top_signals_match_a_full_sort_after_any_deposits_and_ticks(ops: list, k: int, capacity: int) -> None:
     """The per-class top-K index answers exactly what sorting every trace would (ties by key)."""
@@ -209,7 +210,7 @@ def test_top_signals_match_a_full_sort_after_any_deposits_and_ticks(ops: list, k
     assert store.summary()["max_strength"] == max((s.strength for s in store.iter_signals()), default=0.0)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(stamps=st.lists(st.tuples(st.integers(0, 30), st.floats(0.0, 100.0)), max_size=60), idle=st.floats(0.0, 60.0))
 def test_idle_traces_are_exactly_the_idle_ones_whatever_the_clock_does(stamps: list, idle: float) -> None:
     clock_value = [0.0]

@@ -16,6 +16,7 @@ from colony.errors import ConflictError, NotFoundError, PathSafetyError, Validat
 from colony.models import ColonySignal, DecayRate, PruningCandidate, SignalSource, SignalType
 from colony.pheromone_store import PheromoneStore
 from colony.pruning_daemon import PruningDaemon
+from tests.examples import examples
 
 POLICY = default_policy()
 DAY = 86400.0
@@ -230,7 +231,7 @@ def test_bad_roots_and_candidates(tmp_path: Path) -> None:
         PruningDaemon(repo_root=tmp_path).archive("pkg/old")  # type: ignore[arg-type]
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(
     deposits=st.lists(
         st.tuples(

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from colony.config import default_policy
 from colony.models import ResourceCost
 from colony.resource_ledger import ResourceLedger
+from tests.examples import examples
 
 
 class Clock:
@@ -76,7 +77,7 @@ def _cost(draw: st.DrawFn) -> ResourceCost:
 
 
 @given(st.data())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_can_afford_agrees_with_every_dimension_and_names_the_first_violation(data: st.DataObject) -> None:
     used, cost = _cost(data.draw), _cost(data.draw)
     ledger = ResourceLedger()

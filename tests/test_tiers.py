@@ -19,7 +19,7 @@ import pytest
 from _pytest.mark.expression import Expression
 
 from scripts.buildconfig import BuildConfig
-from scripts.tier_count import describe, marker_expression, read_tier
+from scripts.tier_count import describe, examples_share, marker_expression, read_tier
 from tests.process_tier import heavy_reason
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,6 +84,10 @@ def test_the_tier_record_and_its_phrase(tmp_path: Path) -> None:
     assert tier is not None and (tier["marker"], tier["selected"], tier["deselected"]) == ("not e2e", 5, 2)
     assert "5 selected, 2 deselected" in describe(tier) and "make test and CI" in describe(tier)
     assert describe({**tier, "marker": None}) == "all 5 collected tests"
+    scaled = read_tier(path, ["-m", "not e2e", "--hypothesis-scale", "0.25"])
+    assert scaled is not None and scaled["examples_share"] == 0.25 and tier["examples_share"] is None
+    assert "property tests at 25% of their examples" in describe(scaled) and "examples" not in describe(tier)
+    assert examples_share(["--hypothesis-scale=0.5"]) == 0.5 and examples_share(["--hypothesis-scale", "x"]) is None
 
 
 @pytest.mark.parametrize(
@@ -174,3 +178,42 @@ def test_in_process(): pass
     result.stdout.fnmatch_lines(["*test_uses_the_server", "*test_uses_a_database", "*test_both_backends?postgres?"])
     assert "test_in_process" not in result.stdout.str() and "test_both_backends[sqlite]" not in result.stdout.str()
     result.stdout.fnmatch_lines(["3/5 tests collected (2 deselected)*"])
+
+
+def test_the_builds_gate_draws_fewer_property_examples_and_make_test_draws_all() -> None:
+    args = BuildConfig.load(ROOT).pytest_args
+    share = examples_share(args)
+    assert share is not None and 0 < share < 1
+    make_test = next(line for line in (ROOT / "Makefile").read_text().splitlines() if "-m pytest" in line and "COLONY" in line)
+    assert "--hypothesis-scale" not in make_test and "--hypothesis-scale" not in (ROOT / ".ci" / "run").read_text()
+    addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    assert "--hypothesis-scale" not in addopts
+
+
+def test_examples_scale_each_count_with_a_floor_and_refuse_bad_shares() -> None:
+    from tests import examples as ex
+
+    try:
+        ex.set_scale(0.25)
+        assert [ex.examples(n) for n in (400, 200, 60, 10)] == [100, 50, 20, 10]
+        for bad in (0, -0.5, 1.5, float("nan"), True, "0.5"):
+            with pytest.raises(ValueError, match="--hypothesis-scale"):
+                ex.set_scale(bad)  # type: ignore[arg-type]
+        assert ex.examples(200) == 50  # a refused share changes nothing
+    finally:
+        ex.set_scale(1.0)
+    assert ex.examples(200) == 200
+
+
+def test_a_bad_share_on_the_command_line_is_a_usage_error() -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/test_config.py", "-q", "-p", "no:cacheprovider", "--hypothesis-scale", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert "--hypothesis-scale: must be a number in (0, 1], got 2.0" in done.stderr

@@ -17,6 +17,7 @@ from colony.kernel import ColonyKernel
 from colony.models import AgentRole, AgentTrustProfile
 from colony.trust import apply_delta, outcome_delta, quantize, to_units
 from tests.conftest import make_proposal
+from tests.examples import examples
 
 POLICY = default_policy()
 TRUST = POLICY.trust
@@ -45,7 +46,7 @@ def test_ten_clean_reports_from_a_new_agent_reach_exactly_one_half_and_dispatche
     assert profile.role is AgentRole.DISPATCHER
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(start=st.integers(0, 10**TRUST.decimals), reports=st.integers(1, 30))
 def test_n_clean_reports_cross_each_rung_at_the_n_the_arithmetic_predicts(start: int, reports: int) -> None:
     kernel = ColonyKernel()
@@ -61,7 +62,7 @@ def test_n_clean_reports_cross_each_rung_at_the_n_the_arithmetic_predicts(start:
         assert profile.role is _role(expected, POLICY.roles.min_total_proposals + n), (n, expected)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     start=st.integers(0, 10**TRUST.decimals),
     outcomes=st.lists(st.tuples(st.booleans(), st.booleans(), st.sampled_from([-1.0, -0.5, 0.0, 0.25, 1.0])), max_size=25),

@@ -11,6 +11,7 @@ from colony.config import default_policy
 from colony.falsification import CHECKS, CheckContext, PlanView, falsify_plan
 from colony.falsification.report import recommendation, severity_score
 from colony.models import AttackVector, FalsificationFinding, FalsificationSeverity
+from tests.examples import examples
 
 POLICY = default_policy()
 CTX = CheckContext(POLICY.falsification)
@@ -78,7 +79,7 @@ def ranks(plan: dict[str, Any]) -> dict[str, int]:
     return result
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(plan=base_plans)
 def test_adding_trigger_text_never_relaxes_anything(plan: dict[str, Any]) -> None:
     with_tests = {**plan, "tests": plan.get("tests") or ["tests/test_x.py"]}

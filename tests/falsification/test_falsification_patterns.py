@@ -15,6 +15,7 @@ from colony.falsification import checks
 from colony.falsification.checks import CheckContext
 from colony.falsification.plan import PlanView, trigger_words_of, words_of
 from colony.falsification.registry import CHECKS, PATTERN_ONLY, run_checks
+from tests.examples import examples
 
 GROUPS = {
     name: getattr(checks, name)
@@ -24,7 +25,7 @@ ENTRIES = [(name, source, rx, trigger) for name, group in GROUPS.items() for sou
 
 
 @pytest.mark.parametrize(("group", "source", "rx", "trigger"), ENTRIES, ids=[f"{e[0]}:{e[1]}" for e in ENTRIES])
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(data=st.data())
 def test_pre_test_is_sound(group: str, source: str, rx: re.Pattern[str], trigger: frozenset[bytes], data: st.DataObject) -> None:
     text = data.draw(st.from_regex(source))
@@ -61,7 +62,7 @@ def test_trigger_words_are_the_registered_words_of_the_folded_text(text: str) ->
     assert trigger_words_of(text) == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     text=st.lists(
         st.sampled_from(["fix", "Auth", "the", "various", "GENERIC", "works", "tick", "ſecret", "a.b", "-"]), max_size=8
@@ -89,7 +90,7 @@ LAX = CheckContext(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     rationale=st.lists(
         st.sampled_from(["fix", "the", "loop", "Generic", "module", "add", "password", "ſecret", "x.y"]), max_size=6

@@ -32,6 +32,7 @@ from colony.models import (
     SignalType,
 )
 from colony.pheromone_store import PheromoneStore
+from tests.examples import examples
 from tests.falsification.test_falsification_monotonicity import VOCAB, base_plans
 
 POLICY = default_policy()
@@ -220,7 +221,7 @@ def test_falsify_plan_and_analyze_never_deposit() -> None:
 _texts = st.lists(st.sampled_from(VOCAB), max_size=8).map(" ".join)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     action=st.sampled_from(["patch_file", "delete", "refactor"]),
     target=st.sampled_from(["colony.gate", "pkg.sub.mod", "x.y.z.w.v.u", "Auth.Tokens"]),

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from colony.server import build_server
+from tests.examples import examples
 from tests.mcp.support import TOOL_NAMES, propose_args, record_args
 
 EXAMPLES_PER_TOOL = 260
@@ -136,7 +137,7 @@ def test_random_arguments_never_break_the_server(tool: str, portal_client: tuple
     messages: list[str] = []
 
     @settings(
-        max_examples=EXAMPLES_PER_TOOL,
+        max_examples=examples(EXAMPLES_PER_TOOL),
         deadline=None,
         derandomize=True,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -152,7 +153,7 @@ def test_random_arguments_never_break_the_server(tool: str, portal_client: tuple
     if tool in VALID:
         one = example(args=VALID[tool])(one)
     one()
-    assert sum(seen.values()) >= EXAMPLES_PER_TOOL
+    assert sum(seen.values()) >= examples(EXAMPLES_PER_TOOL)
     status = portal.call(client.call_tool, "colony_status", {})
     assert not status.is_error and status.structured_content["tick_count"] >= 0
     if FIELDS[tool]:

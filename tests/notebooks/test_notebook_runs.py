@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from colony.actuation_gate import ActuationGate, GateInputs
@@ -69,6 +68,8 @@ def test_all_four_run_in_parallel_and_report_progress(runs) -> None:
     assert all(r.ok for r in results.values()), {n: r.error for n, r in results.items()}
     assert sorted(done for _, done, _ in seen) == [1, 2, 3, 4] and {t for _, _, t in seen} == {4}
     for name, r in results.items():
+        import nbformat  # here, not at import: it costs seconds of every collection
+
         executed = nbformat.read(out / f"{name}.ipynb", as_version=4)
         injected = [c for c in executed.cells if "injected-parameters" in c.metadata.get("tags", [])]
         assert len(injected) == 1 and str(out) in injected[0].source
@@ -192,6 +193,8 @@ def test_a_raising_notebook_keeps_its_executed_copy_and_the_cli_exits_nonzero(tm
     )
     assert proc.returncode == 1, proc.stderr
     assert "failed" in proc.stderr and "agent_trust" in proc.stderr
+    import nbformat  # here, not at import: it costs seconds of every collection
+
     executed = nbformat.read(out / "01_paired_locality.ipynb", as_version=4)
     errors = [o for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert errors and errors[0]["ename"] == "ValidationError" and "agent_trust" in errors[0]["evalue"]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
 
 from colony.notebooks import run_all
 from colony.notebooks.runner import _execute
@@ -15,7 +14,16 @@ from colony.notebooks.runner import _execute
 pytestmark = pytest.mark.xdist_group("notebooks")
 
 
+def _read(path: Path) -> Any:
+    import nbformat
+
+    return nbformat.read(path, as_version=4)
+
+
 def _write(path: Path, *sources: str) -> Path:
+    import nbformat  # here, not at import: it costs seconds of every collection
+    from nbformat.v4 import new_code_cell, new_notebook
+
     cells = [new_code_cell(sources[0], metadata={"tags": ["parameters"]})]
     cells += [new_code_cell(src) for src in sources[1:]]
     nb = new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
@@ -29,7 +37,7 @@ def test_worker_runs_a_notebook_and_times_its_cells(tmp_path: Path) -> None:
     out = tmp_path / "out" / "01_ok.ipynb"
     result = _execute("01_ok", str(src), str(out), {"x": 21}, str(tmp_path))
     assert result.ok and result.error is None
-    executed = nbformat.read(out, as_version=4)
+    executed = _read(out)
     assert any("42" in o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
     assert result.cell_time_s > 0.0 and result.overhead_s >= 0.0
     assert result.to_dict()["parameters"] == {"x": 21}
@@ -44,7 +52,7 @@ def test_worker_keeps_the_failed_notebook_with_its_error(tmp_path: Path) -> None
     assert result.status == "failed"
     assert result.error == "RuntimeError: limit 5 exceeded"
     assert result.cell_index is not None
-    executed = nbformat.read(out, as_version=4)
+    executed = _read(out)
     assert any(o.get("ename") == "RuntimeError" for c in executed.cells for o in c.get("outputs", []))
 
 

@@ -32,6 +32,7 @@ from colony.models import (
 from colony.pheromone_store import PheromoneStore
 from colony.research.formal import encoded_points, z3_available
 from colony.research.reference_gate import ReferenceGate, ReferenceInput, ReferencePolicy
+from tests.examples import examples
 
 POLICY = default_policy()
 G = POLICY.gate
@@ -76,7 +77,7 @@ def _findings(kind: str) -> list[FalsificationFinding]:
     return [FalsificationFinding("drawn finding", AttackVector.NO_ROLLBACK, severity, {}, "fix it")]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     trust=TRUST,
     role=st.sampled_from(list(AgentRole)),
@@ -115,7 +116,7 @@ def test_evaluate_on_real_proposals_and_field_agrees_with_the_reference(
     assert (result.decision.value, result.gate_score) == (ref.decision, ref.score)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(trust=TRUST.filter(lambda t: t >= G.trust_hard_floor), risk=PRESSURE, failure=PRESSURE, m=st.integers(0, 3),
        n=st.integers(0, 5))  # fmt: skip
 def test_the_z3_encoding_matches_the_gate_at_the_same_points(trust: float, risk: float, failure: float, m: int, n: int) -> None:

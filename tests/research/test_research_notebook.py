@@ -6,7 +6,6 @@ import json
 import shutil
 from pathlib import Path
 
-import nbformat
 import papermill as pm
 import pytest
 
@@ -66,6 +65,8 @@ def test_notebook_plots_a_study_with_every_condition_and_its_extras(small_study:
     for label in labels:
         png = out / "figures" / f"05_research_study_{label}.png"
         assert png.read_bytes().startswith(b"\x89PNG")
+    import nbformat  # here, not at import: it costs seconds of every collection
+
     executed = nbformat.read(out / "05_research_study.ipynb", as_version=4)
     images = [o for c in executed.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
     assert len(images) == len(labels)

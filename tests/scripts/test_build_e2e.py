@@ -58,7 +58,13 @@ def test_green_build_writes_paper_and_a_verifying_bundle(built_project: Path) ->
     assert snapshot["benchmarks"]["results"]["bench_tiny"] == {"median_ms": 1.25, "runs": 7}
     assert snapshot["policy"]["threshold"] == 0.75 and snapshot["gates"]["tests"]["passed"] == 3
     # the fixture's pytest_args select no tier: the gate ran every collected test and says so
-    assert snapshot["gates"]["tier"] == {"marker": None, "selected": 3, "deselected": 0, "full_suite": FULL_SUITE}
+    assert snapshot["gates"]["tier"] == {
+        "marker": None,
+        "selected": 3,
+        "deselected": 0,
+        "examples_share": None,
+        "full_suite": FULL_SUITE,
+    }
 
 
 def test_html_in_chromium_shows_every_figure_and_no_unresolved_marker(built_project: Path) -> None:

@@ -38,6 +38,7 @@ def test_the_gate_report_and_message_state_the_tier(tmp_path: Path) -> None:
         "marker": "not slow",
         "selected": 3,
         "deselected": 1,
+        "examples_share": None,
         "full_suite": "make test and CI run every test",
     }
     assert entry["tests"]["total"] == 3 and entry["coverage"]["percent"] >= entry["coverage"]["floor"]
