@@ -36,7 +36,7 @@ from colony.distributed import map_ordered
 from colony.research.adversarial import boilerplate, misreporting, sybil_flood, trust_farming, victim_target
 from colony.research.conditions import Condition, build_condition
 from colony.research.metrics import paired_bootstrap
-from colony.research.outcomes import item_dispositions
+from colony.research.outcomes import study_dispositions
 from colony.research.runner import run_one
 from colony.research.seeding import json_sha256
 from colony.research.study_config import StudyConfig
@@ -181,11 +181,7 @@ def _analyse(
     cfg: StudyConfig, names: list[tuple[str, str]], records: dict[str, list[Item]], workload: Sequence[RunWorkload]
 ) -> dict[str, Any]:
     boot = {"seed": cfg.study.seed, "samples": cfg.analysis.bootstrap_samples, "confidence": cfg.analysis.confidence}
-    util = (cfg.utility.success, cfg.utility.failure, cfg.utility.not_executed)
-    items = {
-        n: item_dispositions(recs, utility=util, revision_cost=cfg.hold.revision_cost, delay_cost=cfg.hold.delay_cost_per_tick)
-        for n, recs in records.items()
-    }
+    items = {n: study_dispositions(recs, cfg) for n, recs in records.items()}
     runs = [w.run for w in workload]
     victims = {w.run: victim_target(w) for w in workload}
     first_agent = workload[0].agents[0].agent_id

@@ -25,7 +25,7 @@ from colony.research.metrics import (
     reliability_bins,
     selective_risk,
 )
-from colony.research.outcomes import COUNT_FIELDS, DISPOSITIONS, item_dispositions, run_counts
+from colony.research.outcomes import COUNT_FIELDS, DISPOSITIONS, run_counts, study_dispositions
 from colony.research.study_config import StudyConfig
 
 __all__ = ["METRICS", "PAIRED_METRICS", "analyze"]
@@ -135,9 +135,7 @@ def analyze(
     boot: dict[str, Any] = {"seed": seed, "samples": a.bootstrap_samples, "confidence": a.confidence}
     conditions = list(cfg.conditions.order)
     utility = (cfg.utility.success, cfg.utility.failure, cfg.utility.not_executed)
-    items = item_dispositions(
-        records, utility=utility, revision_cost=cfg.hold.revision_cost, delay_cost=cfg.hold.delay_cost_per_tick
-    )
+    items = study_dispositions(records, cfg)
     counts = run_counts(items.values())
     runs = sorted({run for (_c, run) in counts})
     for c in conditions:

@@ -20,9 +20,8 @@ True
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -32,6 +31,7 @@ from colony.models import GateDecision
 from colony.research.conditions import AlwaysExecute, DecisionContext, break_even, register_condition
 from colony.research.seeding import derive_seed
 from colony.research.study_config import StudyConfig
+from colony.research.workload import sigmoid
 
 __all__ = ["FEATURES", "LearnedModel", "LearnedPolicy", "features_of_context", "features_of_record", "fit_model"]
 
@@ -70,7 +70,7 @@ class LearnedModel:
         z = self.intercept + sum(
             c * (v - m) / s for c, v, m, s in zip(self.coefficients, x, self.means, self.scales, strict=True)
         )
-        return 1.0 / (1.0 + math.exp(-z))
+        return sigmoid(z)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -141,9 +141,6 @@ class LearnedPolicy:
 
     def hold_needs(self, ctx: DecisionContext) -> frozenset[str]:
         return frozenset()
-
-    def with_cutoff(self, cutoff: float) -> LearnedPolicy:
-        return replace(self, cutoff=cutoff)
 
 
 register_condition("learned", lambda cfg, policy: LearnedPolicy(fit_model(cfg, policy), break_even(cfg)))

@@ -196,8 +196,8 @@ def percentile_interval(replicates: Sequence[float], confidence: float) -> tuple
 def resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
     """``samples × n`` multiplicities of ``n`` units drawn with replacement (seeded, cached).
 
-    Every interval of a study shares this one set of run resamples, so the intervals are
-    mutually consistent. Indices come from :func:`random.Random.choices` (stable across
+    The matched-volume comparison of the trade-off curves (:mod:`colony.research.tradeoff`) reads
+    every curve at the same resamples, so its intervals are mutually consistent. Indices come from :func:`random.Random.choices` (stable across
     Python versions); the array is read-only.
     """
     rng = stream(seed, "bootstrap", n, samples)
@@ -213,11 +213,6 @@ def resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
 def _check_samples(samples: int) -> None:
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 100:
         raise ValidationError("samples", "need at least 100 bootstrap samples", value=samples)
-
-
-def _replicate_sums(values: Sequence[float], counts: np.ndarray) -> np.ndarray:
-    # elementwise product and a row sum (pairwise summation, no BLAS): the same bytes on every call
-    return (counts * np.asarray(values, dtype=np.float64)).sum(axis=1)
 
 
 def _bca(

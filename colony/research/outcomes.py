@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["COUNT_FIELDS", "DISPOSITIONS", "item_dispositions", "run_counts"]
+if TYPE_CHECKING:
+    from colony.research.study_config import StudyConfig
+
+__all__ = ["COUNT_FIELDS", "DISPOSITIONS", "item_dispositions", "run_counts", "study_dispositions"]
 
 DISPOSITIONS = ("executed_ok", "executed_failed", "refused", "held")
 COUNT_FIELDS = (
@@ -101,6 +104,16 @@ def item_dispositions(
             "attempts": recs,
         }
     return out
+
+
+def study_dispositions(records: Iterable[dict[str, Any]], cfg: StudyConfig) -> dict[tuple[str, int, str], dict[str, Any]]:
+    """:func:`item_dispositions` with the study's utility values and HOLD costs (revision and delay)."""
+    return item_dispositions(
+        records,
+        utility=(cfg.utility.success, cfg.utility.failure, cfg.utility.not_executed),
+        revision_cost=cfg.hold.revision_cost,
+        delay_cost=cfg.hold.delay_cost_per_tick,
+    )
 
 
 def run_counts(items: Iterable[dict[str, Any]]) -> dict[tuple[str, int], dict[str, float]]:

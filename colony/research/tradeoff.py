@@ -43,7 +43,7 @@ from colony.errors import ValidationError
 from colony.research.conditions import Condition, break_even, build_condition
 from colony.research.metrics import percentile_interval, resample_counts
 from colony.research.oracle import OutcomeOracle
-from colony.research.outcomes import COUNT_FIELDS, item_dispositions, run_counts
+from colony.research.outcomes import COUNT_FIELDS, run_counts, study_dispositions
 from colony.research.runner import run_condition
 from colony.research.seeding import json_sha256
 from colony.research.study_config import StudyConfig
@@ -134,12 +134,10 @@ def curve_plan(cfg: StudyConfig, policy: Policy) -> list[tuple[str, Knob | None,
 def _point(cfg: StudyConfig, policy: Policy, condition: Condition, runs: Sequence[RunWorkload]) -> list[dict[str, float]]:
     """Per-run counts of one condition at one threshold (measured items only)."""
     oracle = OutcomeOracle(cfg.study.seed)
-    utility = (cfg.utility.success, cfg.utility.failure, cfg.utility.not_executed)
     out = []
     for run in runs:
         records = run_condition(cfg, policy, run, condition, oracle).records
-        items = item_dispositions(records, utility=utility, revision_cost=cfg.hold.revision_cost,
-                                  delay_cost=cfg.hold.delay_cost_per_tick)  # fmt: skip
+        items = study_dispositions(records, cfg)
         counts = run_counts(items.values()).get((condition.name, run.run), dict.fromkeys(COUNT_FIELDS, 0))
         out.append({"run": run.run, **{k: counts[k] for k in ("items", "executed", "failures", "utility", "would_fail")}})
     return out
