@@ -167,6 +167,7 @@ def run_paired_locality_replay(
     policy: Policy | None = None,
     max_failures: int = DEFAULT_MAX_FAILURES,
     trust_steps: int = DEFAULT_TRUST_STEPS,
+    hold: bool = True,
 ) -> dict[str, Any]:
     """Run the paired fixture twice, measure how long its HOLD lasts, and return the JSON-shaped record.
 
@@ -178,6 +179,9 @@ def run_paired_locality_replay(
         policy: the policy to run under (default: the policy in force).
         max_failures: the hold profile follows 1 … ``max_failures`` failed reports tick by tick.
         trust_steps: grid points over [0, 1] of the hold profile's trust sweep.
+        hold: measure the hold profile (default). Its trust sweep builds ``trust_steps`` fresh
+            kernels and costs far more than the paired runs; ``False`` leaves ``hold`` out of the
+            record (what the replay benchmark times against the reference's replay).
 
     Returns:
         ``{schema_version, seed, inputs, runs: {first, repeat}, assertions, recovery_tick,
@@ -188,7 +192,7 @@ def run_paired_locality_replay(
     trust, ticks, seed = _check_inputs(agent_trust, recovery_ticks, seed)
     policy = policy if policy is not None else default_policy()
     first = _run_once(trust, ticks, policy)
-    hold = hold_profile(agent_trust=trust, policy=policy, max_failures=max_failures, trust_steps=trust_steps)
+    held = hold_profile(agent_trust=trust, policy=policy, max_failures=max_failures, trust_steps=trust_steps) if hold else None
     repeat = _run_once(trust, ticks, policy)
     first_json = canonical_json(first)
     r = first["results"]
@@ -214,9 +218,10 @@ def run_paired_locality_replay(
         "runs": {"first": first, "repeat": repeat},
         "assertions": assertions,
         "recovery_tick": first["recovery_tick"],
-        "hold": hold,
         "semantic_digest": sha256_hex(first_json),
     }
+    if held is not None:
+        record["hold"] = held
     record["record_sha256"] = sha256_hex(canonical_json(record))
     return record
 
