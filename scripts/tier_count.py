@@ -55,19 +55,24 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     os.replace(scratch, target)  # atomic: concurrent workers never leave a torn file
 
 
+def _option(args: Sequence[str], names: tuple[str, ...]) -> str | None:
+    """The value of the last of ``names`` among pytest arguments (``NAME VALUE``, or ``--NAME=VALUE``)."""
+    found = None
+    for i, arg in enumerate(args):
+        if arg in names and i + 1 < len(args):
+            found = args[i + 1]
+        elif arg.startswith("--") and arg.split("=", 1)[0] in names and "=" in arg:
+            found = arg.split("=", 1)[1]
+    return found
+
+
 def marker_expression(args: Sequence[str]) -> str | None:
     """The ``-m`` expression among pytest arguments (the last one wins, as in pytest); None when there is none.
 
     >>> marker_expression(["-m", "not e2e", "-n", "2"])
     'not e2e'
     """
-    found = None
-    for i, arg in enumerate(args):
-        if arg in ("-m", "--markexpr") and i + 1 < len(args):
-            found = args[i + 1]
-        elif arg.startswith("--markexpr="):
-            found = arg.split("=", 1)[1]
-    return found
+    return _option(args, ("-m", "--markexpr"))
 
 
 def examples_share(args: Sequence[str]) -> float | None:
@@ -76,17 +81,11 @@ def examples_share(args: Sequence[str]) -> float | None:
     >>> examples_share(["-m", "not e2e", "--hypothesis-scale", "0.25"]), examples_share(["-n", "2"])
     (0.25, None)
     """
-    found = None
-    for i, arg in enumerate(args):
-        value = args[i + 1] if arg == EXAMPLES_OPTION and i + 1 < len(args) else None
-        if arg.startswith(EXAMPLES_OPTION + "="):
-            value = arg.split("=", 1)[1]
-        if value is not None:
-            try:
-                found = float(value)
-            except ValueError:  # pytest itself refuses the run; the gate reports that
-                found = None
-    return found
+    value = _option(args, (EXAMPLES_OPTION,))
+    try:
+        return None if value is None else float(value)
+    except ValueError:  # pytest itself refuses the run; the gate reports that
+        return None
 
 
 def read_tier(path: Path, pytest_args: Sequence[str]) -> dict[str, Any] | None:

@@ -123,7 +123,7 @@ class AttestationLedger(TypedRecords):
         Nothing is created or written; the connection stays its owner's.
         """
         self = cls.__new__(cls)
-        self._attach(conn, False, str(conn), signer)
+        self._attach(conn, False, None, signer)
         return self
 
     def _attach(

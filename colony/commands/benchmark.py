@@ -216,8 +216,6 @@ def analyze_command(args: argparse.Namespace) -> int:
 def sweep_command(args: argparse.Namespace) -> int:
     """Run the sensitivity grid; progress on stderr; the result file; a one-line summary."""
     import os
-    from contextlib import nullcontext
-    from pathlib import Path
 
     from colony.distributed import dask_client
     from colony.research.study_config import load_study_config

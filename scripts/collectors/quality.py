@@ -22,13 +22,10 @@ def gates(ctx: CollectContext) -> dict[str, Any]:
     if missing:
         raise BuildError("variables", f"the gate report lacks gates {sorted(missing)}")
     pytest, ruff, fmt, mypy = by_name["pytest"], by_name["ruff-check"], by_name["ruff-format"], by_name["mypy"]
-    tier = pytest.get("tier")
-    if isinstance(tier, dict):  # a report from before the examples share: every property test drew all its examples
-        tier = {"examples_share": None, **tier}
     return {
         "passed": True,
         "tests": pytest["tests"],
-        "tier": tier,  # marker expression, selected, deselected, examples share; None in a report from before tiers
+        "tier": pytest.get("tier"),  # marker expression, selected, deselected, examples share; None before tiers
         "coverage": pytest["coverage"],
         "ruff_findings": ruff["findings"],
         "format_files": fmt["files_to_reformat"],
