@@ -36,6 +36,6 @@ def _migrate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2, sort_keys=True))
     else:
-        verb = "created" if result["action"] == "created" else "is already at"
+        verb = {"created": "created", "upgraded": "upgraded to"}.get(result["action"], "is already at")
         print(f"{result['database']}: colony schema {verb} version {result['schema_version']}")
     return 0

@@ -23,10 +23,19 @@ import re
 
 from colony.attestation.store import CONSUMING_TYPES
 
-__all__ = ["DDL", "SCHEMA_VERSION", "translate"]
+__all__ = ["DDL", "SCHEMA_VERSION", "UPGRADES", "translate"]
 
 #: Bumped whenever a PostgreSQL table changes shape; a database of another version is refused before any write.
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+
+#: What ``colony state migrate`` runs to bring a database of an older version to the next one.
+UPGRADES = {
+    # 2: a trace's insertion order (the field's cap evicts the oldest trace first)
+    "1": (
+        "ALTER TABLE kernel_traces ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;\n"
+        "CREATE INDEX kernel_traces_seq ON kernel_traces (seq);\n"
+    ),
+}
 
 _CONSUMING = ", ".join(f"'{t.value}'" for t in CONSUMING_TYPES)
 

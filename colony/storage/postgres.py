@@ -42,7 +42,7 @@ from colony.errors import StoreUnavailableError, ValidationError
 from colony.models import DecayRate
 from colony.pheromone_store import Trace
 from colony.storage.base import MetaRecords, redact_url, trace_from_row, trace_row
-from colony.storage.pg_schema import DDL, SCHEMA_VERSION, translate
+from colony.storage.pg_schema import DDL, SCHEMA_VERSION, UPGRADES, translate
 
 __all__ = ["RETRIES", "PgStateDB", "migrate"]
 
@@ -469,8 +469,9 @@ def migrate(url: str) -> dict[str, Any]:
     """Create (or confirm) the colony schema in the database ``url`` names; refuse an unknown version.
 
     Runs in one transaction under an advisory lock, so concurrent migrations are safe and a
-    failed one leaves nothing behind. Returns ``{"database", "schema_version", "action"}``
-    with action ``created`` or ``current``.
+    failed one leaves nothing behind. A database of an older version is brought up to date
+    (:data:`~colony.storage.pg_schema.UPGRADES`). Returns ``{"database", "schema_version", "action"}``
+    with action ``created``, ``upgraded`` or ``current``.
     """
     psycopg, _ = _psycopg()
     shown = redact_url(url)
@@ -483,13 +484,20 @@ def migrate(url: str) -> dict[str, Any]:
         if pg.execute("SELECT to_regclass('kernel_meta')").fetchone()[0] is not None:
             row = pg.execute("SELECT value FROM kernel_meta WHERE key = 'schema_version'").fetchone()
             stored = row[0] if row else None
-            if stored != SCHEMA_VERSION:
+            if stored == SCHEMA_VERSION:
+                return {"database": shown, "schema_version": SCHEMA_VERSION, "action": "current"}
+            if stored not in UPGRADES:
                 raise ValidationError(
                     "url",
                     f"{shown} holds colony PostgreSQL schema {stored}; this colony knows {SCHEMA_VERSION} only",
                     value=shown,
                 )
-            return {"database": shown, "schema_version": SCHEMA_VERSION, "action": "current"}
+            version = stored
+            while version != SCHEMA_VERSION:
+                pg.execute(UPGRADES[version])
+                version = str(int(version) + 1)
+            pg.execute("UPDATE kernel_meta SET value = %s WHERE key = 'schema_version'", (SCHEMA_VERSION,))
+            return {"database": shown, "schema_version": SCHEMA_VERSION, "action": "upgraded"}
         try:
             pg.execute(DDL)
         except (psycopg.errors.DuplicateTable, psycopg.errors.DuplicateObject, psycopg.errors.DuplicateFunction) as exc:

@@ -14,6 +14,7 @@ from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.storage import redact_url
 from colony.storage.pg_schema import SCHEMA_VERSION, translate
 from colony.storage.postgres import migrate
+from tests.conftest import make_proposal
 from tests.pg_cluster import PgCluster
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,3 +96,22 @@ def test_translation_of_the_components_dialect() -> None:
     assert upsert == "INSERT INTO p VALUES (%s) ON CONFLICT(k) DO UPDATE SET c=GREATEST(p.c, excluded.c)"
     with pytest.raises(ValueError, match="no PostgreSQL form"):
         translate("INSERT OR REPLACE INTO t VALUES (?)")
+
+
+def test_a_version_1_database_is_refused_until_migrate_upgrades_it(pg_url: str) -> None:
+    # schema 1 had no kernel_traces.seq: before the version was bumped, such a database passed the check
+    # and every trace upsert failed on the missing column
+    with psycopg.connect(pg_url) as pg:
+        pg.execute("DROP INDEX kernel_traces_seq")
+        pg.execute("ALTER TABLE kernel_traces DROP COLUMN seq")
+        pg.execute("UPDATE kernel_meta SET value = '1' WHERE key = 'schema_version'")
+    with pytest.raises(ValidationError, match="schema 1.*colony state migrate"):
+        ColonyKernel(ColonyKernelConfig(state_path=pg_url))
+    assert migrate(pg_url)["action"] == "upgraded"
+    assert migrate(pg_url)["action"] == "current"
+    with ColonyKernel(ColonyKernelConfig(state_path=pg_url)) as kernel:
+        kernel.record_outcome(make_proposal(target="pkg.upgraded"), {}, tests_passed=False)
+        assert kernel.query("pkg.upgraded")
+    with psycopg.connect(pg_url) as pg:
+        assert pg.execute("SELECT value FROM kernel_meta WHERE key = 'schema_version'").fetchone()[0] == SCHEMA_VERSION
+        assert pg.execute("SELECT count(*) FROM kernel_traces WHERE location = 'pkg.upgraded'").fetchone()[0] > 0
