@@ -102,3 +102,24 @@ def test_verify_a_database_without_a_colony_is_a_clear_usage_error(
     url = pg_cluster.database_url("not_a_colony_ledger")  # type: ignore[attr-defined]
     assert main(["ledger", "verify", url, "--public-key", "00" * 32]) == 2
     assert "no colony schema" in capsys.readouterr().err
+
+
+def test_verify_on_postgresql_does_not_wait_for_the_colony_lock(pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    import threading
+
+    import psycopg
+
+    from colony.storage.postgres import _COLONY_KEY
+
+    public = _pg_ledger(pg_url)
+    codes: list[int] = []
+    with psycopg.connect(pg_url, autocommit=True) as holder:
+        holder.execute("SELECT pg_advisory_lock(%s)", (_COLONY_KEY,))  # as a kernel call in progress holds it
+        worker = threading.Thread(target=lambda: codes.append(main(["ledger", "verify", pg_url, "--public-key", public])))
+        worker.start()
+        worker.join(timeout=30)
+        finished = not worker.is_alive()
+        holder.execute("SELECT pg_advisory_unlock(%s)", (_COLONY_KEY,))
+    worker.join()
+    assert finished and codes == [0]
+    assert "VALID" in capsys.readouterr().out

@@ -2,8 +2,8 @@
 
 ``python -m colony.attestation.verify LEDGER.db|postgresql://... --public-key HEX|FILE [--run RUN]``
 (or ``--hmac-key-file FILE``; with neither, the key configured in the environment).
-A file is opened read-only; a colony on PostgreSQL is read in one transaction under the
-colony's lock (a consistent snapshot; nothing is written). Exit status: 0 valid, 1 invalid,
+A file is opened read-only; a colony on PostgreSQL is read in one read-only snapshot
+(``PgStateDB.snapshot``: consistent, nothing written, and kernel calls go on meanwhile). Exit status: 0 valid, 1 invalid,
 2 usage or unreadable input.
 
 The key id recorded in the signatures is a label, not a secret: unless ``--key-id`` is
@@ -120,7 +120,7 @@ def verify_ledger_file(
         shown = redact_url(str(path))
         db = PgStateDB(str(path), pool_size=1)
         try:
-            with db.transaction() as conn:  # one snapshot: no append lands between two runs' checks
+            with db.snapshot() as conn:  # one snapshot: no append lands between two runs' checks
                 verifier = _verifier(lambda: _recorded_key_id(conn, run_id), public_key, hmac_key, signer, key_id)
                 results = _validate_runs(AttestationLedger.reader_on(conn, signer=verifier), run_id)
         finally:

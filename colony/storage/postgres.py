@@ -265,6 +265,38 @@ class PgStateDB(MetaRecords):
         """One kernel call: the colony lock, a sync if another process wrote, the body, COMMIT (see the module docstring)."""
         return self._txn
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[PgConnection]:
+        """A read-only view of the colony as of one moment, without the colony lock.
+
+        One ``REPEATABLE READ, READ ONLY`` transaction: every read inside sees the state committed
+        before its first statement, kernel calls on other connections go on meanwhile, and a write
+        fails. It is rolled back on exit. For readers such as ``colony ledger verify``.
+        """
+        psycopg, pool = self._errors, self._pool_errors
+        with self._rlock:
+            if self._depth:
+                raise ValidationError("snapshot", "cannot be opened inside a kernel transaction")
+            try:
+                pg = self._pool.getconn()
+            except pool.PoolTimeout as exc:
+                raise StoreUnavailableError(self.path, str(exc).strip()) from exc
+            try:
+                cur = pg.cursor()
+                cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            except psycopg.OperationalError as exc:
+                self._put(pg, broken=True)
+                raise StoreUnavailableError(self.path, str(exc).strip()) from exc
+            self._pg, self._cur, self._wrote, self._deleted, self._depth = pg, cur, False, False, 1
+            try:
+                yield self.conn
+            finally:
+                broken = True
+                with contextlib.suppress(Exception):
+                    pg.rollback()
+                    broken = False
+                self._finish(pg, broken=broken)
+
     def single_statement(self) -> _Txn:
         """On a shared store every call is a whole transaction (the lock and the sync come with it)."""
         return self._txn
