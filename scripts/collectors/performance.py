@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from scripts.collectors import CollectContext, collector
-from scripts.collectors.shape import dig, number, pick, series
+from scripts.collectors.shape import benchmark, dig, number, pick, series
 
 TIMING = ("median_us", "p99_us", "mean_us", "n")
 KERNEL_SERIES = ("propose_traces", "propose_history", "query", "status_traces", "status_history", "tick")
@@ -49,11 +49,6 @@ VALIDATE_KEY = re.compile(r"^validate_(?P<signer>hmac|ed25519)_(?P<store>memory|
 AFTER_KEY = re.compile(r"^propose_hmac_memory_after_(?P<events>\d+)$")
 
 
-def _artefact(ctx: CollectContext, name: str) -> dict[str, Any]:
-    found = dig(ctx.snapshot, "benchmarks", "results", name)
-    return found if isinstance(found, dict) else {}
-
-
 def _machine(artefact: dict[str, Any]) -> dict[str, Any]:
     return {**pick(artefact, ("python", "platform", "cpu_count", "measured_at")), "quick": dig(artefact, "results", "quick")}
 
@@ -69,7 +64,7 @@ def _ends(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
 
 def kernel(ctx: CollectContext) -> dict[str, Any]:
     """Hot-path latency against field size and history length."""
-    art = _artefact(ctx, "kernel")
+    art = benchmark(ctx.snapshot, "kernel")
     res = art.get("results", {})
     scaling = {name: series(res.get(name), TIMING) for name in KERNEL_SERIES}
     memory = [
@@ -124,7 +119,7 @@ def _profile(prof: Any) -> dict[str, Any]:
 
 def reference(ctx: CollectContext) -> dict[str, Any]:
     """Issue 20's paths: this build's figure beside the reference implementation's (cited) and round one's."""
-    art = _artefact(ctx, "reference")
+    art = benchmark(ctx.snapshot, "reference")
     res = art.get("results", {})
     rows = {}
     for key in REFERENCE_PATHS:
@@ -155,7 +150,7 @@ def reference(ctx: CollectContext) -> dict[str, Any]:
 
 def mcp(ctx: CollectContext) -> dict[str, Any]:
     """Per-tool latency over each transport, and the HTTP server under concurrent clients."""
-    art = _artefact(ctx, "mcp")
+    art = benchmark(ctx.snapshot, "mcp")
     res = art.get("results", {})
     transports = {
         "in_memory": res.get("in_memory") or {},
@@ -220,7 +215,7 @@ def _mcp_http(res: dict[str, Any]) -> dict[str, Any]:
 
 def attestation(ctx: CollectContext) -> dict[str, Any]:
     """Cost of attested proposals and lifecycles, and of validating a stored chain."""
-    art = _artefact(ctx, "attestation")
+    art = benchmark(ctx.snapshot, "attestation")
     res = art.get("results", {})
     validate = []
     after = {"events": None, **dict.fromkeys(TIMING)}
@@ -254,7 +249,7 @@ def attestation(ctx: CollectContext) -> dict[str, Any]:
 
 def falsification(ctx: CollectContext) -> dict[str, Any]:
     """Per-call cost of the checks, its growth with text length, and the repository-aware cycle check."""
-    art = _artefact(ctx, "falsification")
+    art = benchmark(ctx.snapshot, "falsification")
     res = art.get("results", {})
     calls = res.get("per_call_us") or {}
     return {
@@ -269,7 +264,7 @@ def falsification(ctx: CollectContext) -> dict[str, Any]:
 
 def research(ctx: CollectContext) -> dict[str, Any]:
     """Wall time of the study (serial and on a Dask LocalCluster), its extra stages, its verification and the grid."""
-    art = _artefact(ctx, "research")
+    art = benchmark(ctx.snapshot, "research")
     res = art.get("results", {})
     run = ("seconds", "cpu_seconds", "proposals", "proposals_per_second", "runs", "parallel", "cluster_start_seconds")
     pooled = res.get("default_parallel_2")
@@ -292,7 +287,7 @@ def research(ctx: CollectContext) -> dict[str, Any]:
 
 def sweep(ctx: CollectContext) -> dict[str, Any]:
     """The sensitivity sweep's cells serially and on the LocalCluster, and the full grid's time."""
-    art = _artefact(ctx, "sweep_scaling")
+    art = benchmark(ctx.snapshot, "sweep_scaling")
     res = art.get("results", {})
     return {
         "measured": bool(art),
@@ -311,7 +306,7 @@ def sweep(ctx: CollectContext) -> dict[str, Any]:
 
 def notebooks(ctx: CollectContext) -> dict[str, Any]:
     """The notebook batch run serially and in parallel."""
-    art = _artefact(ctx, "notebooks")
+    art = benchmark(ctx.snapshot, "notebooks")
     res = art.get("results", {})
     return {
         "measured": bool(art),
@@ -327,7 +322,7 @@ def notebooks(ctx: CollectContext) -> dict[str, Any]:
 
 def storage(ctx: CollectContext) -> dict[str, Any]:
     """The kernel on PostgreSQL, servers sharing one database, and deposits at crowded keys (bench_storage)."""
-    art = _artefact(ctx, "storage")
+    art = benchmark(ctx.snapshot, "storage")
     res = art.get("results", {})
     paths = ("propose", "record_outcome", "agent_profile")
 

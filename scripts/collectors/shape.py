@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["dig", "number", "pick", "series"]
+__all__ = ["benchmark", "dig", "number", "pick", "series"]
 
 
 def dig(data: Any, *path: str | int, default: Any = None) -> Any:
@@ -55,3 +55,13 @@ def series(data: Any, value_keys: Iterable[str]) -> list[dict[str, Any]]:
             continue
         rows.append({"size": n, **pick(values, keys)})
     return sorted(rows, key=lambda row: row["size"])
+
+
+def benchmark(snapshot: dict[str, Any], name: str) -> dict[str, Any]:
+    """``output/benchmarks/<name>.json`` as the ``benchmarks`` collector already read it; ``{}`` when absent.
+
+    >>> benchmark({"benchmarks": {"results": {"kernel": {"results": {}}}}}, "kernel"), benchmark({}, "mcp")
+    ({'results': {}}, {})
+    """
+    found = dig(snapshot, "benchmarks", "results", name)
+    return found if isinstance(found, dict) else {}

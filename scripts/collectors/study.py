@@ -12,7 +12,7 @@ from typing import Any
 
 from colony.research.outcomes import COUNT_FIELDS
 from scripts.collectors import CollectContext, collector
-from scripts.collectors.shape import dig, pick
+from scripts.collectors.shape import benchmark, dig, pick
 from scripts.hashing import file_sha256
 
 # names the manuscript refers to even when the study has not been run (the study's own order wins when present)
@@ -191,7 +191,7 @@ def _calibration(analysis: Any) -> dict[str, Any]:
 
 def _flips_by_setting(flips: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The flips grouped by setting, in grid order: ``[{"setting", "flips": [{"hypothesis", "default", "here"}]}]``."""
-    grouped: dict[str, list[dict[str, Any]]] = {}
+    grouped: dict[Any, list[dict[str, Any]]] = {}
     for f in flips:
         grouped.setdefault(f.get("setting"), []).append(pick(f, ("hypothesis", "default", "here")))
     return [{"setting": name, "flips": found} for name, found in grouped.items()]
@@ -215,36 +215,34 @@ def _fragile_effect_zero(data: Any) -> dict[str, Any]:
 
 def _sweep(ctx: CollectContext) -> dict[str, Any]:
     """The full sweep (``benchmarks/sweep.json``, from ``make sweep``) when it exists, else the build's reduced grid."""
-    root = ctx.config.out.root
-    for path in (root / "benchmarks" / "sweep.json", root / "research" / "sweep.json"):
-        if path.is_file():
-            data = ctx.read_json(path)
-            return {
-                "present": True,
-                "grid": data.get("grid"),
-                "seeds": data.get("seeds"),
-                "runs_per_cell": data.get("runs_per_cell"),
-                "cells": len(data.get("cells") or []),
-                "settings": [st.get("name") for st in data.get("settings") or []],
-                "setting_count": len(data.get("settings") or []),
-                "flip_count": len(dig(data, "summary", "flips", default=[])),
-                "flips_by_setting": _flips_by_setting(dig(data, "summary", "flips", default=[])),
-                "fragile_effect_zero": _fragile_effect_zero(data),
-                "by_setting": dig(data, "summary", "by_setting", default={}),
-                "flips": dig(data, "summary", "flips", default=[]),
-                "seconds": dig(data, "timing", "seconds"),
-                "engine": dig(data, "timing", "engine"),
-            }
-    return {"present": False, "grid": None, "seeds": None, "runs_per_cell": None, "cells": 0, "settings": [], "setting_count": 0,
-            "flip_count": 0, "flips_by_setting": [], "fragile_effect_zero": {"setting": None, "flips": []},
-            "by_setting": {}, "flips": [], "seconds": None, "engine": None}  # fmt: skip
+    data: Any = benchmark(ctx.snapshot, "sweep")
+    reduced = ctx.config.out.root / "research" / "sweep.json"
+    if not data and reduced.is_file():
+        data = ctx.read_json(reduced)
+    flips = dig(data, "summary", "flips", default=[])
+    return {
+        "present": bool(data),
+        "grid": data.get("grid"),
+        "seeds": data.get("seeds"),
+        "runs_per_cell": data.get("runs_per_cell"),
+        "cells": len(data.get("cells") or []),
+        "settings": [st.get("name") for st in data.get("settings") or []],
+        "setting_count": len(data.get("settings") or []),
+        "flip_count": len(flips),
+        "flips_by_setting": _flips_by_setting(flips),
+        "fragile_effect_zero": _fragile_effect_zero(data),
+        "by_setting": dig(data, "summary", "by_setting", default={}),
+        "flips": flips,
+        "seconds": dig(data, "timing", "seconds"),
+        "engine": dig(data, "timing", "engine"),
+    }
 
 
 def _mutation(ctx: CollectContext) -> dict[str, Any]:
-    path = ctx.config.out.root / "benchmarks" / "mutation.json"
-    if not path.is_file():
+    art = benchmark(ctx.snapshot, "mutation")
+    if not art:
         return {"present": False, "all_caught": None, "mutants": {}, "mutant_count": 0, "tests": [], "mode": None}
-    report = ctx.read_json(path).get("results") or {}  # benchmarks.common.write_artefact wraps the report in "results"
+    report = art.get("results") or {}  # benchmarks.common.write_artefact wraps the report in "results"
     mutants = {
         n: {"description": m.get("description"), "caught": m.get("caught"), "caught_by": len(m.get("caught_by") or []),
             "example": (m.get("caught_by") or [None])[0], "mode": m.get("mode", "full")}
