@@ -104,22 +104,6 @@ def adversarial(ctx: CollectContext) -> dict[str, Any]:
         "boilerplate": _scenario(data, "boilerplate", GROUPS["boilerplate"]),
         "attack": _scenario(data, "attack", GROUPS["attack"]),
         "trust_farming": _scenario(data, "trust_farming", GROUPS["trust_farming"], "trust_at_first_attack"),
-        "sybil": [
-            {
-                "identities": k,
-                "description": scenarios[n].get("description"),
-                **{
-                    c: {
-                        **{g: _metrics(dig(scenarios[n], "by_condition", c, g)) for g in ("others", "victim")},
-                        "victim_hazard": {
-                            "scenario": dig(scenarios[n], "by_condition", c, "victim_hazard", n),
-                            "baseline": dig(scenarios[n], "by_condition", c, "victim_hazard", "clean"),
-                        },
-                    }
-                    for c in ADVERSARIAL_CONDITIONS
-                },
-            }
-            for k, n in sybil
-        ],  # fmt: skip
+        "sybil": [{"identities": k, **_scenario(data, n, ("others", "victim"), "victim_hazard")} for k, n in sybil],
         "sybil_ids": [k for k, _ in sybil],
     }
