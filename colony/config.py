@@ -43,6 +43,7 @@ __all__ = [
     "load_policy",
     "policy_path",
     "read_yaml",
+    "replace_dotted",
     "require_keys",
 ]
 
@@ -271,6 +272,30 @@ def _to_plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_to_plain(v) for v in value]
     return value
+
+
+def replace_dotted(
+    data: dict[str, Any], values: dict[str, Any], *, source: str, what: str, key_prefix: str = ""
+) -> dict[str, Any]:
+    """Set each dotted key of ``values`` (``{"gate.execute_threshold": 0.8}``) in the nested mapping ``data``.
+
+    ``data`` is changed in place and returned (give it a fresh copy). A key that does not already exist is a
+    :class:`ConfigError` naming ``key_prefix + key`` ("no such <what>"), raised before the next key is set.
+
+    >>> replace_dotted({"a": {"b": 1}}, {"a.b": 2}, source="x", what="key")
+    {'a': {'b': 2}}
+    """
+    for dotted, value in values.items():
+        node: Any = data
+        *path, last = dotted.split(".")
+        for part in path:
+            if not isinstance(node, dict) or part not in node:
+                raise ConfigError(key_prefix + dotted, f"no such {what}", path=source)
+            node = node[part]
+        if not isinstance(node, dict) or last not in node:
+            raise ConfigError(key_prefix + dotted, f"no such {what}", path=source)
+        node[last] = value
+    return data
 
 
 def require_keys(data: Any, key: str, names: Sequence[str], path: str) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from colony.config import config_dir, read_yaml, require_keys
+from colony.config import config_dir, read_yaml, replace_dotted, require_keys
 from colony.errors import ConfigError
 from colony.models import COST_FIELDS
 from colony.research.sections import AdversarialSection, TradeoffSection, parse_section, section_dict
@@ -218,17 +218,7 @@ class StudyConfig:
 
         An unknown key is a :class:`ConfigError` naming it; nothing is half-applied (the copy is new).
         """
-        data = self.to_dict()
-        for dotted, value in values.items():
-            node: Any = data
-            parts = dotted.split(".")
-            for part in parts[:-1]:
-                if not isinstance(node, dict) or part not in node:
-                    raise ConfigError(dotted, "no such research parameter", path=self.source)
-                node = node[part]
-            if not isinstance(node, dict) or parts[-1] not in node:
-                raise ConfigError(dotted, "no such research parameter", path=self.source)
-            node[parts[-1]] = value
+        data = replace_dotted(self.to_dict(), values, source=self.source, what="research parameter")
         return parse_study_config(data, source=f"{self.source} (with {sorted(values)})")
 
 

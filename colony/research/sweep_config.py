@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from colony.config import Policy, parse_policy, require_keys
+from colony.config import Policy, parse_policy, replace_dotted, require_keys
 from colony.errors import ConfigError
 
 __all__ = ["SweepSection", "SweepSetting", "parse_sweep", "policy_with_values"]
@@ -29,17 +29,7 @@ def policy_with_values(policy: Policy, values: dict[str, Any], *, source: str) -
 
     An unknown key is a :class:`ConfigError` naming it (``policy.<key>``); the policy given is untouched.
     """
-    data = policy.to_dict()
-    for dotted, value in values.items():
-        node: Any = data
-        *path, last = dotted.split(".")
-        for part in path:
-            if not isinstance(node, dict) or part not in node:
-                raise ConfigError(f"policy.{dotted}", "no such policy key", path=source)
-            node = node[part]
-        if not isinstance(node, dict) or last not in node:
-            raise ConfigError(f"policy.{dotted}", "no such policy key", path=source)
-        node[last] = value
+    data = replace_dotted(policy.to_dict(), values, source=source, what="policy key", key_prefix="policy.")
     return parse_policy(data, source=source)
 
 
