@@ -444,14 +444,20 @@ class PheromoneStore:
             for t in sorted(traces, key=lambda t: t.last_reinforced):
                 if t.expiry <= tick:
                     continue
-                self._register(t)
-                t.expiry = self._ticks.setdefault(t.expiry, t.expiry)
-                self._expiry.setdefault(t.expiry, []).append(t)
-                self._last_stamp = t.last_reinforced
+                self._index_loaded(t)
             for rate in DecayRate:
                 self._top[rate].rebuild(t for t in self.iter_traces() if t.decay is rate)
         finally:
             self._journal = journal
+
+    def _index_loaded(self, t: Trace) -> None:
+        """Index a trace read from the store (:meth:`restore`, :meth:`apply`): key, interned expiry bucket, stamp."""
+        self._register(t)
+        t.expiry = self._ticks.setdefault(t.expiry, t.expiry)
+        self._expiry.setdefault(t.expiry, []).append(t)
+        if t.last_reinforced < self._last_stamp:
+            self._monotone = False
+        self._last_stamp = max(self._last_stamp, t.last_reinforced)
 
     def advance_to(self, tick: int) -> None:
         """Tick (without journaling) until the field's tick is ``tick``: another process ticked a shared colony."""
@@ -474,12 +480,7 @@ class PheromoneStore:
                 self._repair_top(old.decay)
             if incoming.expiry <= self._tick:
                 return
-            self._register(incoming)
-            incoming.expiry = self._ticks.setdefault(incoming.expiry, incoming.expiry)
-            self._expiry.setdefault(incoming.expiry, []).append(incoming)
-            if incoming.last_reinforced < self._last_stamp:
-                self._monotone = False
-            self._last_stamp = max(self._last_stamp, incoming.last_reinforced)
+            self._index_loaded(incoming)
             self._top[incoming.decay].offer(incoming)
         finally:
             self._journal = journal
