@@ -45,8 +45,8 @@ def register(subparsers: Any) -> None:
     revoke = inner.add_parser("revoke", help="revoke an agent's token")
     revoke.add_argument("name")
     revoke.set_defaults(func=_revoke)
+    env = default_state()
     for action in (add, listing, revoke):
-        env = default_state()
         action.add_argument(
             "--state", required=env is None, default=env, metavar="PATH|URL", help=STATE_HELP + " (default: $COLONY_STATE)"
         )

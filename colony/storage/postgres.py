@@ -211,7 +211,7 @@ class PgStateDB(MetaRecords):
         self._pg: Any = None
         self._cur: Any = None
         self._wrote = False
-        self._next = "1"
+        self._next = 1
         self._seen: str | None = None  # the version this process's copies reflect (None: reload everything)
         self._epoch: str | None = None
         self._deleted = False
@@ -351,7 +351,7 @@ class PgStateDB(MetaRecords):
             finally:
                 self._meta = None
             self._seen, self._epoch = version, epoch
-        self._next = str(int(version or 0) + 1)  # the version this transaction's writes will carry
+        self._next = int(version or 0) + 1  # the version this transaction's writes will carry
 
     def _commit(self) -> None:
         psycopg = self._errors
@@ -462,7 +462,7 @@ class PgStateDB(MetaRecords):
             self._q("DELETE FROM kernel_traces WHERE location = %s AND signal_type = %s", (t.location, t.signal_type.value))
             self._deleted = True
         else:
-            self._q(_TRACE_UPSERT, (*trace_row(t), int(self._next)))
+            self._q(_TRACE_UPSERT, (*trace_row(t), self._next))
 
     def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
         rows = self._q(f"SELECT {_TRACE_COLUMNS} FROM kernel_traces ORDER BY last_reinforced, location, signal_type")
