@@ -7,7 +7,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from figures import FigureContext, FigureSpec, with_sources
-from figures.style import MARKERS, OKABE_ITO, SERIES, new_figure, not_measured
+from figures.style import MARKERS, OKABE_ITO, SERIES, interval, new_figure, not_measured
 
 CONDITIONS = ("composite", "static_trust")
 
@@ -43,9 +43,8 @@ def plot(ctx: FigureContext) -> Figure:
             c = by[condition]
             if c["estimate"] is None:
                 continue
-            axes.errorbar([c["estimate"]], [y + offset], xerr=[[c["estimate"] - c["ci_low"]], [c["ci_high"] - c["estimate"]]],
-                          fmt=MARKERS[k], color=OKABE_ITO[SERIES[k]], markersize=5, capsize=2.5, elinewidth=1.0,
-                          label=condition.replace("_", " ") if y == 0 else None)  # fmt: skip
+            interval(axes, c["estimate"], y + offset, c["ci_low"], c["ci_high"], fmt=MARKERS[k], color=OKABE_ITO[SERIES[k]],
+                     markersize=5, capsize=2.5, elinewidth=1.0, label=condition.replace("_", " ") if y == 0 else None)  # fmt: skip
     axes.axvline(0, color="black", linewidth=0.8)
     axes.set_yticks(range(len(table)))
     axes.set_yticklabels([label for label, _ in table], fontsize=7)

@@ -8,7 +8,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from figures import FigureContext, FigureSpec, with_sources
-from figures.style import OKABE_ITO, new_figure, not_measured
+from figures.style import OKABE_ITO, interval, new_figure, not_measured
 
 UNITS = (  # one panel per unit of measurement, its comparisons top to bottom
     (
@@ -49,10 +49,12 @@ def _row(axes: Axes, y: int, h: dict[str, Any], comparison: str) -> None:
     verdict = _verdict(h, comparison) if comparison in ("primary", "vs_execute", "vs_refuse") else "secondary"
     colour = OKABE_ITO[VERDICT_COLOURS.get(verdict, "black")]
     marker = "o" if verdict == "supported" else "X" if verdict == "not supported" else "D" if verdict == "inconclusive" else "s"
-    axes.errorbar(
-        [c["estimate"]],
-        [y],
-        xerr=[[c["estimate"] - c["ci_low"]], [c["ci_high"] - c["estimate"]]],
+    interval(
+        axes,
+        c["estimate"],
+        y,
+        c["ci_low"],
+        c["ci_high"],
         fmt=marker,
         color=colour,
         markersize=6,

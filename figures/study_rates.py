@@ -7,7 +7,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from figures import FigureContext, FigureSpec, with_sources
-from figures.style import MARKERS, OKABE_ITO, SERIES, new_figure, not_measured
+from figures.style import MARKERS, OKABE_ITO, SERIES, interval, new_figure, not_measured
 
 PANELS = (
     ("execution_volume", "executed / items"),
@@ -31,10 +31,12 @@ def plot(ctx: FigureContext) -> Figure:
             if m["value"] is None:
                 continue
             colour = OKABE_ITO[SERIES[i % len(SERIES)]]
-            axes.errorbar(
-                [m["value"]],
-                [i],
-                xerr=[[m["value"] - m["ci_low"]], [m["ci_high"] - m["value"]]],
+            interval(
+                axes,
+                m["value"],
+                i,
+                m["ci_low"],
+                m["ci_high"],
                 fmt=MARKERS[i % len(MARKERS)],
                 color=colour,
                 markersize=5,

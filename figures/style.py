@@ -35,6 +35,7 @@ __all__ = [
     "contrast_ratio",
     "drawn_texts",
     "figure_style",
+    "interval",
     "new_figure",
     "not_measured",
     "png_bytes",
@@ -90,6 +91,11 @@ def figure_style() -> Iterator[None]:
     """Apply the shared rcParams for the duration of one figure (global state is restored after)."""
     with matplotlib.rc_context(RC):
         yield
+
+
+def interval(axes: Any, estimate: float, y: float, low: float, high: float, **style: Any) -> None:
+    """One forest-plot row: the point ``estimate`` at height ``y`` with horizontal error bars to ``low`` and ``high``."""
+    axes.errorbar([estimate], [y], xerr=[[estimate - low], [high - estimate]], **style)
 
 
 def new_figure(size: tuple[float, float]) -> Figure:
