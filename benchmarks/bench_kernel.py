@@ -26,8 +26,8 @@ from typing import Any
 
 from benchmarks.common import BASELINES, load_average, repeated_us, write_artefact
 from colony.kernel import ColonyKernel
+from colony.kernel.pheromone_store import PheromoneStore
 from colony.models import ActionProposal, ColonySignal, DecayRate, SignalSource, SignalType
-from colony.pheromone_store import PheromoneStore
 
 SIZES = (1_000, 10_000, 100_000)
 QUICK_SIZES = (1_000, 3_000, 10_000)  # quick mode still shows a trend: three sizes per line, not two
@@ -47,14 +47,19 @@ REGRESSION_PATHS = ("tick_100k_us", "status_100k_us", "query_100k_us", "bytes_pe
 # profile entries are grouped by the file they are in: the subsystem a share of time belongs to
 SUBSYSTEMS = {
     "falsification": ("colony/falsification/",),
-    "state store (SQLite)": ("sqlite3.", "colony/storage/", "colony/consequence_memory.py", "colony/memory_rows.py"),
-    "gate": ("colony/actuation_gate.py",),
-    "field": ("colony/pheromone_store.py", "colony/pheromone_trace.py"),
-    "limits, records and JSON": ("colony/limits.py", "json/", "colony/models.py", "dataclasses", "<string>", "<quick_"),
-    "budget": ("colony/resource_ledger.py",),
-    "roles and trust": ("colony/role_adapter.py", "colony/trust.py"),
-    "kernel": ("colony/kernel.py", "colony/retention.py"),
-    "replay records and digests": ("colony/replay.py", "colony/attestation/canonical.py", "hashlib", "_sha256"),
+    "state store (SQLite)": (
+        "sqlite3.",
+        "colony/storage/",
+        "colony/kernel/consequence_memory.py",
+        "colony/kernel/memory_rows.py",
+    ),
+    "gate": ("colony/kernel/actuation_gate.py",),
+    "field": ("colony/kernel/pheromone_store.py", "colony/kernel/pheromone_trace.py"),
+    "limits, records and JSON": ("colony/kernel/limits.py", "json/", "colony/models.py", "dataclasses", "<string>", "<quick_"),
+    "budget": ("colony/kernel/resource_ledger.py",),
+    "roles and trust": ("colony/kernel/role_adapter.py", "colony/kernel/trust.py"),
+    "kernel": ("colony/kernel/kernel.py", "colony/kernel/retention.py"),
+    "replay records and digests": ("colony/research/replay.py", "colony/attestation/canonical.py", "hashlib", "_sha256"),
 }
 _ids = itertools.count()
 

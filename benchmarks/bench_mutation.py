@@ -1,7 +1,7 @@
 """Mutation check of the gate: apply each listed mutant in a scratch copy and report which tests caught it.
 
 Mutants (issue #15), each located by a pattern that must match exactly once in
-``colony/actuation_gate.py`` — if the code moved, the script stops with "mutation site not
+``colony/kernel/actuation_gate.py`` — if the code moved, the script stops with "mutation site not
 found" rather than report a mutant that was never applied:
 
 * ``swap_weights`` — the risk and trust weights trade places in the score;
@@ -38,7 +38,7 @@ from typing import Any
 from benchmarks.common import write_artefact
 
 ROOT = Path(__file__).resolve().parents[1]
-SITE = "colony/actuation_gate.py"
+SITE = "colony/kernel/actuation_gate.py"
 MUTANTS: dict[str, tuple[str, str, str]] = {
     "swap_weights": (
         "the risk and trust weights trade places in the score",

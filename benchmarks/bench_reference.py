@@ -34,10 +34,10 @@ from typing import Any
 from benchmarks.bench_kernel import fill_field, fill_history, kernel_with, profile, proposal
 from benchmarks.common import BASELINES, OUTPUT, load_average, repeated_us, summary_us, timings, write_artefact
 from colony.kernel import ColonyKernel, ColonyKernelConfig
+from colony.kernel.pheromone_store import PheromoneStore
 from colony.mcp.toolset import ColonyTools
 from colony.models import ColonySignal, DecayRate, SignalSource, SignalType
-from colony.pheromone_store import PheromoneStore
-from colony.replay import run_paired_locality_replay
+from colony.research.replay import run_paired_locality_replay
 
 ROOT = Path(__file__).resolve().parents[1]
 FIELD = 10_000

@@ -22,9 +22,9 @@ from typing import Any
 import anyio
 
 from benchmarks.mcp_http import PROTOCOL, ROOT, TOKEN, _rpc_body, propose_args
-from colony.agent_registry import AgentRegistry
 from colony.mcp import auth, http
 from colony.mcp.access import AccessPolicy
+from colony.mcp.agents import AgentRegistry
 from colony.mcp.ratelimit import LimitFailedAuth
 from colony.mcp.toolset import ColonyTools
 from colony.server import build_server

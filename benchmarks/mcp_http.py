@@ -33,8 +33,8 @@ from urllib.parse import urlsplit
 import psutil
 
 from benchmarks.common import summary_us
-from colony.agent_registry import AgentRegistry
 from colony.mcp import auth
+from colony.mcp.agents import AgentRegistry
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "bench-shared-" + "9f3c1e7a5b2d8c4e6a0f1b3d5c7e9a2b"

@@ -13,80 +13,63 @@ tick by tick.
 
 from __future__ import annotations
 
-from colony.actuation_gate import ActuationGate, GateInputs
-from colony.config import Policy, default_policy, load_policy
-from colony.consequence_memory import ConsequenceMemory
-from colony.errors import (
-    AttestationError,
-    ColonyError,
-    ConfigError,
-    ConflictError,
-    NotFoundError,
-    PathSafetyError,
-    ValidationError,
-)
-from colony.falsification import FalsificationWorker, falsify_plan
-from colony.kernel import ColonyKernel, ColonyKernelConfig
-from colony.models import (
-    ActionProposal,
-    AgentRole,
-    AgentTrustProfile,
-    AttackVector,
-    ColonySignal,
-    ConsequenceRecord,
-    DecayRate,
-    FalsificationFinding,
-    FalsificationSeverity,
-    GateDecision,
-    GateResult,
-    PruningCandidate,
-    ResourceCost,
-    SignalSource,
-    SignalType,
-)
-from colony.pheromone_store import PheromoneStore
-from colony.pruning_daemon import PruningDaemon
-from colony.resource_ledger import ResourceLedger
-from colony.role_adapter import RoleAdapter
+import importlib as _importlib
+from typing import Any as _Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ActionProposal",
-    "ActuationGate",
-    "AgentRole",
-    "AgentTrustProfile",
-    "AttackVector",
-    "AttestationError",
-    "ColonyError",
-    "ColonyKernel",
-    "ColonyKernelConfig",
-    "ColonySignal",
-    "ConfigError",
-    "ConflictError",
-    "ConsequenceMemory",
-    "ConsequenceRecord",
-    "DecayRate",
-    "FalsificationFinding",
-    "FalsificationSeverity",
-    "FalsificationWorker",
-    "GateDecision",
-    "GateInputs",
-    "GateResult",
-    "NotFoundError",
-    "PathSafetyError",
-    "PheromoneStore",
-    "Policy",
-    "PruningCandidate",
-    "PruningDaemon",
-    "ResourceCost",
-    "ResourceLedger",
-    "RoleAdapter",
-    "SignalSource",
-    "SignalType",
-    "ValidationError",
-    "__version__",
-    "default_policy",
-    "falsify_plan",
-    "load_policy",
-]
+# what the package re-exports, and the module each name lives in (loaded on first use, so that importing
+# one part of colony, say the hook, never loads the kernel's storage or the MCP SDK)
+_EXPORTS = {
+    "ActionProposal": "colony.models",
+    "ActuationGate": "colony.kernel.actuation_gate",
+    "AgentRole": "colony.models",
+    "AgentTrustProfile": "colony.models",
+    "AttackVector": "colony.models",
+    "AttestationError": "colony.errors",
+    "ColonyError": "colony.errors",
+    "ColonyKernel": "colony.kernel",
+    "ColonyKernelConfig": "colony.kernel",
+    "ColonySignal": "colony.models",
+    "ConfigError": "colony.errors",
+    "ConflictError": "colony.errors",
+    "ConsequenceMemory": "colony.kernel.consequence_memory",
+    "ConsequenceRecord": "colony.models",
+    "DecayRate": "colony.models",
+    "FalsificationFinding": "colony.models",
+    "FalsificationSeverity": "colony.models",
+    "FalsificationWorker": "colony.falsification",
+    "GateDecision": "colony.models",
+    "GateInputs": "colony.kernel.actuation_gate",
+    "GateResult": "colony.models",
+    "NotFoundError": "colony.errors",
+    "PathSafetyError": "colony.errors",
+    "PheromoneStore": "colony.kernel.pheromone_store",
+    "Policy": "colony.config",
+    "PruningCandidate": "colony.models",
+    "PruningDaemon": "colony.kernel.pruning_daemon",
+    "ResourceCost": "colony.models",
+    "ResourceLedger": "colony.kernel.resource_ledger",
+    "RoleAdapter": "colony.kernel.role_adapter",
+    "SignalSource": "colony.models",
+    "SignalType": "colony.models",
+    "ValidationError": "colony.errors",
+    "default_policy": "colony.config",
+    "falsify_plan": "colony.falsification",
+    "load_policy": "colony.config",
+}
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+
+def __getattr__(name: str) -> _Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'colony' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -20,8 +20,8 @@ import sys
 from collections.abc import Sequence
 
 from colony import __version__
+from colony.commands._extras import missing_extra_message
 from colony.errors import ColonyError
-from colony.extras import missing_extra_message
 
 __all__ = ["build_parser", "main"]
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from colony.errors import ValidationError, unknown_keys
 from colony.frozen_records import quick_init, quick_new
-from colony.trust import apply_delta as _apply_trust_delta
+from colony.kernel.trust import apply_delta as _apply_trust_delta
 
 if TYPE_CHECKING:
     from colony.config import LimitsPolicy
@@ -636,7 +636,7 @@ class AgentTrustProfile(_Record):
     def apply_delta(self, delta: float, *, now: float | None = None, decimals: int | None = None) -> None:
         """Add ``delta`` to trust, clamped to [0, 1]; with ``decimals``, in whole units of 10**-decimals.
 
-        The kernel passes the policy's ``trust.decimals`` (see :mod:`colony.trust`), so that
+        The kernel passes the policy's ``trust.decimals`` (see :mod:`colony.kernel.trust`), so that
         trust arithmetic is exact; without it the sum is a plain float sum.
         """
         if not (type(delta) is float and -math.inf < delta < math.inf):

@@ -2,10 +2,10 @@
 
 :class:`GateExplorer` has controls for trust, RISK and FAILURE pressure, missing
 proposal fields, budget, recent failures and role. Every change re-evaluates the real
-:class:`~colony.actuation_gate.ActuationGate` (``evaluate_inputs`` / ``breakdown``) and
+:class:`~colony.kernel.actuation_gate.ActuationGate` (``evaluate_inputs`` / ``breakdown``) and
 shows the score, decision, reasons and a trust × hazard heatmap of decision bands with
 the current point marked. :class:`DecayExplorer` deposits a trace in a real
-:class:`~colony.pheromone_store.PheromoneStore` and plots its tick-by-tick strength.
+:class:`~colony.kernel.pheromone_store.PheromoneStore` and plots its tick-by-tick strength.
 
 >>> explorer = GateExplorer(render=False)
 >>> explorer.controls["failure"].value = 3.0
@@ -22,11 +22,11 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from colony.actuation_gate import GateInputs
 from colony.config import Policy, default_policy
+from colony.kernel.actuation_gate import GateInputs
 from colony.models import AgentRole, DecayRate, GateResult
 from colony.notebooks.fixtures import COMPLETENESS_FIELDS, DECISION_CODES, decay_fixture, gate_for
-from colony.replay import DEFAULT_AGENT_TRUST
+from colony.research.replay import DEFAULT_AGENT_TRUST
 
 __all__ = ["DECISION_CLASS", "DecayExplorer", "GateExplorer"]
 

@@ -99,7 +99,7 @@ FIGURE = FigureSpec(
         "goes from EXECUTE to HOLD. Deterministic fixture through ColonyKernel.",
         __file__,
         "notebooks/01_paired_locality.ipynb",
-        "colony/hold_profile.py",
+        "colony/research/hold_profile.py",
     ),
     alt="Left: three falling pressure lines with HOLD markers only while in a hazard band; right: two score steps over trust.",
     description=(

@@ -4,9 +4,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colony.actuation_gate import ActuationGate, GateInputs
 from colony.config import default_policy
 from colony.errors import ValidationError
+from colony.kernel.actuation_gate import ActuationGate, GateInputs
+from colony.kernel.pheromone_store import PheromoneStore
+from colony.kernel.resource_ledger import ResourceLedger
 from colony.models import (
     AgentRole,
     AgentTrustProfile,
@@ -17,8 +19,6 @@ from colony.models import (
     SignalSource,
     SignalType,
 )
-from colony.pheromone_store import PheromoneStore
-from colony.resource_ledger import ResourceLedger
 from tests.conftest import make_proposal
 from tests.examples import examples
 

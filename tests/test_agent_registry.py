@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from colony.agent_registry import TOKEN_PREFIX, AgentRegistry, AgentRole, token_digest
 from colony.errors import ConflictError, NotFoundError, ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
+from colony.mcp.agents import TOKEN_PREFIX, AgentRegistry, AgentRole, token_digest
 from colony.storage import StateDB
 
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from colony.consequence_memory import ConsequenceMemory, parse_feedback
 from colony.errors import ConflictError, ValidationError
+from colony.kernel.consequence_memory import ConsequenceMemory, parse_feedback
 from colony.models import ConsequenceRecord
 from colony.storage import StateDB
 from tests.conftest import make_proposal

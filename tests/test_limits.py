@@ -12,7 +12,7 @@ import pytest
 from colony.config import default_policy
 from colony.errors import ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
-from colony.limits import InputLimits
+from colony.kernel.limits import InputLimits
 from colony.mcp.toolset import INTERNAL_ERROR, ColonyTools
 from colony.models import ActionProposal, ResourceCost, check_json_value
 from tests.conftest import make_proposal

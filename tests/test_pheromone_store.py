@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from colony.config import default_policy
 from colony.errors import ValidationError
+from colony.kernel.pheromone_store import PheromoneStore, ticks_to_extinction
+from colony.kernel.pheromone_trace import TopTraces, Trace
 from colony.models import ColonySignal, DecayRate, SignalSource, SignalType
-from colony.pheromone_store import PheromoneStore, ticks_to_extinction
-from colony.pheromone_trace import TopTraces, Trace
 from tests.examples import examples
 
 POLICY = default_policy().pheromone

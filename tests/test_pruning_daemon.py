@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from colony.config import default_policy
 from colony.errors import ConflictError, NotFoundError, PathSafetyError, ValidationError
+from colony.kernel.pheromone_store import PheromoneStore
+from colony.kernel.pruning_daemon import PruningDaemon
 from colony.models import ColonySignal, DecayRate, PruningCandidate, SignalSource, SignalType
-from colony.pheromone_store import PheromoneStore
-from colony.pruning_daemon import PruningDaemon
 from tests.examples import examples
 
 POLICY = default_policy()

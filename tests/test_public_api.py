@@ -13,6 +13,8 @@ import colony
 
 
 def test_all_is_exactly_the_public_names() -> None:
+    for name in colony.__all__:  # the package loads its names lazily: resolve them all first
+        getattr(colony, name)
     public = {
         name for name, value in vars(colony).items() if not name.startswith("_") and not isinstance(value, types.ModuleType)
     }
@@ -29,13 +31,13 @@ CORE = [
     "colony",
     "colony.models",
     "colony.config",
-    "colony.pheromone_store",
-    "colony.resource_ledger",
-    "colony.actuation_gate",
-    "colony.consequence_memory",
-    "colony.role_adapter",
+    "colony.kernel.pheromone_store",
+    "colony.kernel.resource_ledger",
+    "colony.kernel.actuation_gate",
+    "colony.kernel.consequence_memory",
+    "colony.kernel.role_adapter",
     "colony.kernel",
-    "colony.outcomes",
+    "colony.kernel.outcomes",
 ]
 
 

@@ -14,8 +14,8 @@ import pytest
 from colony.cli import main
 from colony.config import default_policy
 from colony.errors import ValidationError
-from colony.hold_profile import hold_profile, verdicts_by_tick, verdicts_by_trust
-from colony.replay import (
+from colony.research.hold_profile import hold_profile, verdicts_by_tick, verdicts_by_trust
+from colony.research.replay import (
     SAME_TARGET,
     UNRELATED_TARGET,
     canonical_json,

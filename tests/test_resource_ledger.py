@@ -4,8 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from colony.config import default_policy
+from colony.kernel.resource_ledger import ResourceLedger
 from colony.models import ResourceCost
-from colony.resource_ledger import ResourceLedger
 from tests.examples import examples
 
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from colony.kernel.role_adapter import RoleAdapter
 from colony.models import AgentRole, AgentTrustProfile, ConsequenceRecord
-from colony.role_adapter import RoleAdapter
 from tests.conftest import make_proposal
 
 

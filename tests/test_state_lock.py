@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from colony.errors import StateLockedError, ValidationError
-from colony.state_lock import StateFileLock, lock_path_for
+from colony.storage.lock import StateFileLock, lock_path_for
 
 _HOLDER = textwrap.dedent(
     """
     import sys, time
-    from colony.state_lock import StateFileLock
+    from colony.storage.lock import StateFileLock
     lock = StateFileLock.acquire(sys.argv[1])
     print("held", flush=True)
     time.sleep(float(sys.argv[2]))

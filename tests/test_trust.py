@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from colony.config import default_policy
 from colony.kernel import ColonyKernel
+from colony.kernel.trust import apply_delta, outcome_delta, quantize, to_units
 from colony.models import AgentRole, AgentTrustProfile
-from colony.trust import apply_delta, outcome_delta, quantize, to_units
 from tests.conftest import make_proposal
 from tests.examples import examples
 

@@ -6,11 +6,11 @@ import itertools
 
 import pytest
 
-from colony.actuation_gate import ActuationGate, GateInputs
 from colony.config import default_policy
+from colony.kernel.actuation_gate import ActuationGate, GateInputs
+from colony.kernel.pheromone_store import PheromoneStore
 from colony.models import AgentRole, ColonySignal, DecayRate, SignalSource, SignalType
 from colony.notebooks.fixtures import COMPLETENESS_FIELDS, DECISION_CODES
-from colony.pheromone_store import PheromoneStore
 from colony.widgets import DecayExplorer, GateExplorer
 
 GATE = ActuationGate(pheromone_store=PheromoneStore())

@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from colony.agent_registry import AgentRecord, AgentRegistry, AgentRole
+from colony.mcp.agents import AgentRecord, AgentRegistry, AgentRole
 from colony.storage.options import default_state, seconds
 
 STATE_HELP = "the colony state the server uses: a file (created if absent) or a postgresql:// URL; the registry lives in it"

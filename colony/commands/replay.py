@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import Any
 
-from colony.replay import DEFAULT_AGENT_TRUST, DEFAULT_RECOVERY_TICKS
+from colony.research.replay import DEFAULT_AGENT_TRUST, DEFAULT_RECOVERY_TICKS
 
 DEFAULT_OUTPUT = "output/data/replay.json"
 
@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the replay, write the artefact, print a summary; 1 if an assertion failed."""
-    from colony.replay import run_paired_locality_replay, write_replay_artifact
+    from colony.research.replay import run_paired_locality_replay, write_replay_artifact
 
     record = run_paired_locality_replay(agent_trust=args.agent_trust, recovery_ticks=args.recovery_ticks, seed=args.seed)
     sha = write_replay_artifact(args.output, record)

@@ -44,7 +44,7 @@ from colony.models import (
 
 if TYPE_CHECKING:
     from colony.config import Policy
-    from colony.pheromone_store import PheromoneStore
+    from colony.kernel.pheromone_store import PheromoneStore
 
 __all__ = ["FalsificationWorker", "falsify_plan"]
 

@@ -35,7 +35,7 @@ from colony.errors import ValidationError
 from colony.mcp.auth import UNBOUND, Caller, caller
 
 if TYPE_CHECKING:
-    from colony.agent_registry import AgentRegistry
+    from colony.mcp.agents import AgentRegistry
 
 __all__ = ["IDENTITY_ARGUMENTS", "OPERATOR_TOOLS", "AccessPolicy"]
 

@@ -39,7 +39,7 @@ from mcp.server.auth.provider import AccessToken, TokenVerifier
 from colony.errors import ValidationError
 
 if TYPE_CHECKING:
-    from colony.agent_registry import AgentRecord, AgentRegistry
+    from colony.mcp.agents import AgentRecord, AgentRegistry
 
 __all__ = [
     "AGENT_SCOPE",

@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import uvicorn
 from mcp.server.auth.provider import TokenVerifier
 
-from colony.agent_registry import AgentRegistry, AgentRole, check_name
 from colony.errors import ColonyError, ValidationError
 from colony.mcp import auth, http
 from colony.mcp.access import AccessPolicy
+from colony.mcp.agents import AgentRegistry, AgentRole, check_name
 from colony.mcp.outage import AnswerStoreOutage
 from colony.mcp.ratelimit import LimitFailedAuth
 

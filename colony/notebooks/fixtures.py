@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from colony.actuation_gate import COMPLETENESS_FIELDS, ActuationGate, GateInputs
+from colony.kernel.actuation_gate import COMPLETENESS_FIELDS, ActuationGate, GateInputs
 from colony.config import Policy, default_policy
 from colony.errors import ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
@@ -31,9 +31,9 @@ from colony.models import (
     SignalType,
     check_finite,
 )
-from colony.pheromone_store import PheromoneStore, ticks_to_extinction
-from colony.replay import write_json_artifact
-from colony.role_adapter import RoleAdapter
+from colony.kernel.pheromone_store import PheromoneStore, ticks_to_extinction
+from colony.research.replay import write_json_artifact
+from colony.kernel.role_adapter import RoleAdapter
 
 __all__ = [
     "COMPLETENESS_FIELDS",

@@ -13,45 +13,52 @@
 * :mod:`~colony.research.reference_gate`, :mod:`~colony.research.differential`,
   :mod:`~colony.research.invariants`, :mod:`~colony.research.formal` — verification of the gate.
 
+The names below load their module on first use (numpy and friends stay unloaded until a study needs them).
+
 >>> from colony.research import load_study_config
 >>> load_study_config().conditions.order[:4]
 ('composite', 'static_trust', 'budget_only', 'always_execute')
 """
 
-from colony.research.analysis import analyze
-from colony.research.conditions import DecisionContext, build_conditions, register_condition
-from colony.research.differential import differential_test
-from colony.research.formal import check_obligations, z3_available
-from colony.research.invariants import kernel_invariants, policy_invariants
-from colony.research.oracle import Outcome, OutcomeOracle
-from colony.research.reference_gate import ReferenceGate, ReferenceInput, ReferencePolicy, ReferenceResult
-from colony.research.study import StudyOutputs, read_traces, run_study
-from colony.research.study_config import StudyConfig, load_study_config, parse_study_config
-from colony.research.workload import Workload, generate_workload, write_workload
+from __future__ import annotations
 
-__all__ = [
-    "DecisionContext",
-    "Outcome",
-    "OutcomeOracle",
-    "ReferenceGate",
-    "ReferenceInput",
-    "ReferencePolicy",
-    "ReferenceResult",
-    "StudyConfig",
-    "StudyOutputs",
-    "Workload",
-    "analyze",
-    "build_conditions",
-    "check_obligations",
-    "differential_test",
-    "generate_workload",
-    "kernel_invariants",
-    "load_study_config",
-    "parse_study_config",
-    "policy_invariants",
-    "read_traces",
-    "register_condition",
-    "run_study",
-    "write_workload",
-    "z3_available",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "DecisionContext": "colony.research.conditions",
+    "Outcome": "colony.research.oracle",
+    "OutcomeOracle": "colony.research.oracle",
+    "ReferenceGate": "colony.research.reference_gate",
+    "ReferenceInput": "colony.research.reference_gate",
+    "ReferencePolicy": "colony.research.reference_gate",
+    "ReferenceResult": "colony.research.reference_gate",
+    "StudyConfig": "colony.research.study_config",
+    "StudyOutputs": "colony.research.study",
+    "Workload": "colony.research.workload",
+    "analyze": "colony.research.analysis",
+    "build_conditions": "colony.research.conditions",
+    "check_obligations": "colony.research.formal",
+    "differential_test": "colony.research.differential",
+    "generate_workload": "colony.research.workload",
+    "kernel_invariants": "colony.research.invariants",
+    "load_study_config": "colony.research.study_config",
+    "parse_study_config": "colony.research.study_config",
+    "policy_invariants": "colony.research.invariants",
+    "read_traces": "colony.research.study",
+    "register_condition": "colony.research.conditions",
+    "run_study": "colony.research.study",
+    "write_workload": "colony.research.workload",
+    "z3_available": "colony.research.formal",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'colony.research' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

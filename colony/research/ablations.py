@@ -1,6 +1,6 @@
 """Composite ablations: the kernel's gate with one component taken out, re-scored on the same inputs.
 
-Each ablation takes the exact :class:`~colony.actuation_gate.GateInputs` the kernel's verdict
+Each ablation takes the exact :class:`~colony.kernel.actuation_gate.GateInputs` the kernel's verdict
 was computed from (the runner checks that re-scoring them reproduces the verdict), changes
 what one component can see, and routes the result through the kernel's own gate
 arithmetic (``DecisionContext.rescore``):
@@ -15,11 +15,11 @@ arithmetic (``DecisionContext.rescore``):
 The weights and thresholds are unchanged, so each ablation answers "what if the gate did
 not look at this" at the same operating point.
 
->>> from colony.actuation_gate import GateInputs
+>>> from colony.kernel.actuation_gate import GateInputs
 >>> from colony.config import default_policy
 >>> from colony.models import GateDecision, GateResult
->>> from colony.pheromone_store import PheromoneStore
->>> from colony.actuation_gate import ActuationGate
+>>> from colony.kernel.pheromone_store import PheromoneStore
+>>> from colony.kernel.actuation_gate import ActuationGate
 >>> from colony.research.conditions import DecisionContext
 >>> gate = ActuationGate(pheromone_store=PheromoneStore())
 >>> x = GateInputs(trust_score=0.5, failure=3.0)
@@ -34,9 +34,9 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from colony.actuation_gate import GateInputs
 from colony.config import Policy
 from colony.errors import ValidationError
+from colony.kernel.actuation_gate import GateInputs
 from colony.models import GateDecision, GateResult
 from colony.research.conditions import ConditionFactory, DecisionContext, needs_from_result, register_condition
 from colony.research.study_config import StudyConfig

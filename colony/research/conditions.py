@@ -40,8 +40,8 @@ from colony.models import GateDecision, GateResult
 from colony.research.study_config import StudyConfig
 
 if TYPE_CHECKING:
-    from colony.actuation_gate import GateInputs
     from colony.config import Policy
+    from colony.kernel.actuation_gate import GateInputs
 
 __all__ = [
     "NEEDS",

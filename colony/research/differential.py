@@ -1,4 +1,4 @@
-"""Differential test: the reference gate against :class:`~colony.actuation_gate.ActuationGate` on a grid.
+"""Differential test: the reference gate against :class:`~colony.kernel.actuation_gate.ActuationGate` on a grid.
 
 The grid is the product of values placed on and beside every threshold the policy defines
 (trust floor and full credit, both hazard bands, the recent-failure threshold) plus seeded
@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from colony.actuation_gate import ActuationGate, GateInputs
 from colony.config import default_policy
+from colony.kernel.actuation_gate import ActuationGate, GateInputs
+from colony.kernel.pheromone_store import PheromoneStore
 from colony.models import AgentRole, AttackVector, FalsificationFinding, FalsificationSeverity, ResourceCost
-from colony.pheromone_store import PheromoneStore
 from colony.research.reference_gate import DECISIONS, OVERRIDES, ReferenceGate, ReferencePolicy
 from colony.research.seeding import stream
 

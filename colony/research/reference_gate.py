@@ -1,6 +1,6 @@
 """An independent reimplementation of the gate arithmetic, for differential testing.
 
-It shares nothing with :mod:`colony.actuation_gate` but the policy numbers: the routing is
+It shares nothing with :mod:`colony.kernel.actuation_gate` but the policy numbers: the routing is
 written from the specification, once per point in plain Python (:meth:`ReferenceGate.evaluate`)
 and once vectorised over arrays (:meth:`ReferenceGate.evaluate_arrays`). Specification,
 with h = max(risk, failure) and m the number of missing completeness fields:

@@ -10,7 +10,7 @@ decision and — for EXECUTE — the oracle's outcome, which is reported back (t
 attested lifecycle when the kernel itself said EXECUTE) so trust, budget and pressure
 evolve over the run.
 
-The runner rebuilds the :class:`~colony.actuation_gate.GateInputs` of every verdict from the
+The runner rebuilds the :class:`~colony.kernel.actuation_gate.GateInputs` of every verdict from the
 kernel's own parts (profile, field, falsification, recent failures) and re-scores them with
 the kernel's gate; a mismatch is an error, so ablations and the learned policy provably see
 what the kernel saw.
@@ -33,10 +33,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from colony.actuation_gate import GateInputs
 from colony.config import Policy
 from colony.errors import ColonyError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
+from colony.kernel.actuation_gate import GateInputs
 from colony.models import ActionProposal, AgentTrustProfile, GateDecision, GateResult, ResourceCost, SignalType
 from colony.research.conditions import Condition, DecisionContext, build_conditions
 from colony.research.invariants import kernel_invariants

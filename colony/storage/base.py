@@ -20,8 +20,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
+from colony.kernel.pheromone_store import Trace
 from colony.models import DecayRate, ResourceCost, SignalSource, SignalType, json_text
-from colony.pheromone_store import Trace
 
 __all__ = ["URL_SCHEMES", "MetaRecords", "StateStore", "is_url", "open_state", "redact_url", "trace_from_row", "trace_row"]
 

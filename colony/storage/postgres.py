@@ -39,8 +39,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from colony.errors import StoreUnavailableError, ValidationError
+from colony.kernel.pheromone_store import Trace
 from colony.models import DecayRate
-from colony.pheromone_store import Trace
 from colony.storage.base import MetaRecords, redact_url, trace_from_row, trace_row
 from colony.storage.pg_schema import DDL, SCHEMA_VERSION, UPGRADES, translate
 

@@ -3,7 +3,7 @@
 It holds everything the kernel must remember: the field, the tick count, the budget
 period, profiles, consequences and, when enabled, the attestation ledger. A state file
 has exactly one owning process: opening one takes the OS lock of
-:mod:`colony.state_lock` (released on close and when the process dies), and a second
+:mod:`colony.storage.lock` (released on close and when the process dies), and a second
 opener gets a :class:`~colony.errors.StateLockedError` naming the owner's pid, or waits
 ``wait_lock`` seconds for it. :meth:`StateDB.open_read_only` reads a file without the
 lock (``mode=ro``), for status and verification while another process owns it.
@@ -30,10 +30,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 from colony.errors import StateLockedError, ValidationError
+from colony.kernel.pheromone_store import Trace
 from colony.models import DecayRate
-from colony.pheromone_store import Trace
-from colony.state_lock import StateFileLock
 from colony.storage.base import MetaRecords, trace_from_row, trace_row
+from colony.storage.lock import StateFileLock
 
 __all__ = ["SCHEMA_VERSION", "StateDB", "StateLockedError"]
 

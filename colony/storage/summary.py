@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from colony.config import Policy, default_policy
-from colony.resource_ledger import ResourceLedger
+from colony.kernel.resource_ledger import ResourceLedger
 from colony.storage.base import StateStore
 
 __all__ = ["summary"]

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from colony.actuation_gate import ActuationGate, GateInputs
-from colony.pheromone_store import PheromoneStore
+from colony.kernel.actuation_gate import ActuationGate, GateInputs
+from colony.kernel.pheromone_store import PheromoneStore
 from colony.widgets import DECISION_CLASS
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from colony.agent_registry import AgentRegistry
+from colony.mcp.agents import AgentRegistry
 from colony.storage import StateDB
 from tests.cli.conftest import Runner
 

@@ -21,6 +21,7 @@ from colony.falsification import (
     run_checks,
 )
 from colony.falsification.report import recommendation, severity_score, verdict_for
+from colony.kernel.pheromone_store import PheromoneStore
 from colony.models import (
     ActionProposal,
     AttackVector,
@@ -31,7 +32,6 @@ from colony.models import (
     SignalSource,
     SignalType,
 )
-from colony.pheromone_store import PheromoneStore
 from tests.examples import examples
 from tests.falsification.test_falsification_monotonicity import VOCAB, base_plans
 

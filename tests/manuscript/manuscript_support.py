@@ -24,8 +24,8 @@ if str(ROOT) not in sys.path:
 
 from colony.notebooks.fixtures import decay_fixture, gate_landscape, save_results, trust_fixture  # noqa: E402
 from colony.notebooks.parameters import parameter_spec  # noqa: E402
-from colony.replay import run_paired_locality_replay, write_replay_artifact  # noqa: E402
 from colony.research.adversarial_study import run_adversarial  # noqa: E402
+from colony.research.replay import run_paired_locality_replay, write_replay_artifact  # noqa: E402
 from colony.research.seeding import canonical_json  # noqa: E402
 from colony.research.study import run_study  # noqa: E402
 from colony.research.study_config import load_study_config  # noqa: E402

@@ -10,14 +10,14 @@ import threading
 
 import pytest
 
-from colony.agent_registry import AgentRegistry
 from colony.errors import ValidationError
 from colony.mcp.access import OPERATOR_TOOLS, AccessPolicy
+from colony.mcp.agents import AgentRegistry
 from colony.mcp.auth import UNBOUND, Caller, check_token_strength, token_entropy_bits
 from colony.mcp.ratelimit import FailureBackoff
 
 MODULES = [
-    "colony.agent_registry",
+    "colony.mcp.agents",
     "colony.mcp.auth",
     "colony.mcp.access",
     "colony.mcp.ratelimit",

@@ -280,7 +280,7 @@ def test_the_serving_line_comes_only_once_the_port_accepts_connections() -> None
 
 @pytest.mark.e2e
 def test_revoking_every_agent_does_not_reopen_the_shared_token(tmp_path: Path) -> None:
-    from colony.agent_registry import AgentRegistry
+    from colony.mcp.agents import AgentRegistry
     from colony.storage import StateDB
 
     state = tmp_path / "colony.sqlite"

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from colony.actuation_gate import ActuationGate, GateInputs
+from colony.kernel.actuation_gate import ActuationGate, GateInputs
 from colony.kernel import ColonyKernel
 from colony.models import AgentRole, ColonySignal, DecayRate, SignalSource, SignalType
 from colony.notebooks import NotebookResult, run_all
 from colony.notebooks.fixtures import COMPLETENESS_FIELDS, DECISION_CODES, OUTCOME_TOKENS, ladder_role
-from colony.pheromone_store import PheromoneStore
-from colony.replay import run_paired_locality_replay
+from colony.kernel.pheromone_store import PheromoneStore
+from colony.research.replay import run_paired_locality_replay
 from tests.conftest import make_proposal
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("notebooks")]

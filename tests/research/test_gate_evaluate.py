@@ -15,8 +15,9 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from colony.actuation_gate import ActuationGate
 from colony.config import default_policy
+from colony.kernel.actuation_gate import ActuationGate
+from colony.kernel.pheromone_store import PheromoneStore
 from colony.models import (
     ActionProposal,
     AgentRole,
@@ -29,7 +30,6 @@ from colony.models import (
     SignalSource,
     SignalType,
 )
-from colony.pheromone_store import PheromoneStore
 from colony.research.formal import encoded_points, z3_available
 from colony.research.reference_gate import ReferenceGate, ReferenceInput, ReferencePolicy
 from tests.examples import examples
@@ -124,7 +124,7 @@ def test_the_z3_encoding_matches_the_gate_at_the_same_points(trust: float, risk:
         raise AssertionError("z3-solver must be installed for this check")
     store = PheromoneStore(POLICY.pheromone)
     gate = ActuationGate(G, pheromone_store=store)
-    from colony.actuation_gate import GateInputs
+    from colony.kernel.actuation_gate import GateInputs
 
     fields = ("rollback_plan", "evidence", "expected_outcome")[:m]
     result = gate.evaluate_inputs(GateInputs(trust_score=trust, risk=risk, failure=failure, missing=fields, recent_failures=n))

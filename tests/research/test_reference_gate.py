@@ -8,11 +8,11 @@ import random
 import numpy as np
 import pytest
 
-from colony.actuation_gate import ActuationGate, GateInputs
 from colony.config import default_policy
 from colony.errors import ValidationError
+from colony.kernel.actuation_gate import ActuationGate, GateInputs
+from colony.kernel.pheromone_store import PheromoneStore
 from colony.models import AgentRole
-from colony.pheromone_store import PheromoneStore
 from colony.research.differential import differential_test, grid_axes
 from colony.research.reference_gate import DECISIONS, OVERRIDES, ReferenceGate, ReferenceInput, ReferencePolicy
 

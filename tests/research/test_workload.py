@@ -7,8 +7,8 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from colony.actuation_gate import ActuationGate
 from colony.config import default_policy
+from colony.kernel.actuation_gate import ActuationGate
 from colony.research.seeding import sha256_file
 from colony.research.workload import generate_workload, write_workload
 from tests.research.conftest import small_config

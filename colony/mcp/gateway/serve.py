@@ -28,10 +28,10 @@ import threading
 
 import anyio
 
-from colony.agent_registry import check_name
 from colony.errors import ValidationError
 from colony.kernel import ColonyKernel
 from colony.mcp import serving
+from colony.mcp.agents import check_name
 from colony.mcp.auth import Caller
 from colony.mcp.gateway.config import GatewayConfig, load_gateway_config
 from colony.mcp.gateway.core import Gateway, open_kernel

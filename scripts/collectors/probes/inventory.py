@@ -17,14 +17,14 @@ from scripts.collectors.probes import import_part, run_probe
 
 # the eight subsystems of the control plane, by class; the kernel integrates the other seven
 SUBSYSTEMS = (
-    ("PheromoneStore", "pheromone_store"),
-    ("ResourceLedger", "resource_ledger"),
-    ("ActuationGate", "actuation_gate"),
-    ("ConsequenceMemory", "consequence_memory"),
-    ("RoleAdapter", "role_adapter"),
-    ("PruningDaemon", "pruning_daemon"),
+    ("PheromoneStore", "kernel.pheromone_store"),
+    ("ResourceLedger", "kernel.resource_ledger"),
+    ("ActuationGate", "kernel.actuation_gate"),
+    ("ConsequenceMemory", "kernel.consequence_memory"),
+    ("RoleAdapter", "kernel.role_adapter"),
+    ("PruningDaemon", "kernel.pruning_daemon"),
     ("FalsificationWorker", "falsification"),
-    ("ColonyKernel", "kernel"),
+    ("ColonyKernel", "kernel.kernel"),
 )
 # supporting components around the subsystems: name -> module or subpackage under the package
 SUPPORTING = (
@@ -33,7 +33,7 @@ SUPPORTING = (
     ("mcp", "mcp"),
     ("server", "server"),
     ("config", "config"),
-    ("replay", "replay"),
+    ("replay", "research/replay"),
     ("research", "research"),
     ("notebooks", "notebooks"),
 )

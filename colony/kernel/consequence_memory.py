@@ -1,7 +1,7 @@
 """Consequence memory: proposals, outcomes and agent trust profiles, on the state store.
 
 Trust moves by one formula everywhere (the paper's Eq. 12, exact at the policy's
-precision: :mod:`colony.trust`). Rows are compact: an outcome row refers to its
+precision: :mod:`colony.kernel.trust`). Rows are compact: an outcome row refers to its
 proposal's row instead of repeating it, and an agent's history is read from the
 outcomes themselves. Per-agent reads are keyed (an index plus a bounded in-process
 cache), so their cost does not grow with the number of recorded consequences; this
@@ -23,7 +23,7 @@ from typing import Any
 
 from colony.config import TrustPolicy, default_policy
 from colony.errors import ConflictError, ValidationError
-from colony.memory_rows import (
+from colony.kernel.memory_rows import (
     INSERT_CONSEQUENCE,
     INSERT_PROPOSAL,
     PROPOSAL_COLUMNS,
@@ -33,6 +33,7 @@ from colony.memory_rows import (
     SCHEMA,
     proposal_from_row,
 )
+from colony.kernel.trust import outcome_delta, quantize
 from colony.models import (
     ActionProposal,
     AgentRole,
@@ -43,7 +44,6 @@ from colony.models import (
     json_text,
 )
 from colony.storage import StateStore, open_state
-from colony.trust import outcome_delta, quantize
 
 __all__ = ["SCHEMA", "ConsequenceMemory", "check_agent_id", "parse_feedback"]
 
@@ -400,7 +400,7 @@ class ConsequenceMemory:
 
     # ------------------------------------------------------------- retention
     def forget(self, agent_ids: list[str]) -> None:
-        """Drop deleted profiles from the in-process caches (see :mod:`colony.retention`)."""
+        """Drop deleted profiles from the in-process caches (see :mod:`colony.kernel.retention`)."""
         for agent_id in agent_ids:
             self._known.discard(agent_id)
             self._agents.pop(agent_id, None)

@@ -14,17 +14,17 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from colony.errors import AttestationError
+from colony.kernel.outcomes import ParsedOutcome, parse_outcome
 from colony.models import ActionProposal, ConsequenceRecord, DecayRate, SignalSource, SignalType
-from colony.outcomes import ParsedOutcome, parse_outcome
 
 if TYPE_CHECKING:
     from colony.config import Policy
-    from colony.consequence_memory import ConsequenceMemory
-    from colony.limits import InputLimits
-    from colony.pheromone_store import PheromoneStore
-    from colony.resource_ledger import ResourceLedger
-    from colony.retention import Retention
-    from colony.role_adapter import RoleAdapter
+    from colony.kernel.consequence_memory import ConsequenceMemory
+    from colony.kernel.limits import InputLimits
+    from colony.kernel.pheromone_store import PheromoneStore
+    from colony.kernel.resource_ledger import ResourceLedger
+    from colony.kernel.retention import Retention
+    from colony.kernel.role_adapter import RoleAdapter
 
 __all__ = ["OutcomeMixin"]
 

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from colony.actuation_gate import ActuationGate
 from colony.attestation import (
     AttestationLedger,
     AttestedLifecycle,
@@ -31,14 +30,21 @@ from colony.attestation import (
     signer_from_env,
 )
 from colony.config import Policy, default_policy, load_policy
-from colony.consequence_memory import SCHEMA as MEMORY_SCHEMA
-from colony.consequence_memory import ConsequenceMemory
 from colony.errors import ValidationError
 from colony.falsification import FalsificationWorker
 from colony.falsification.report import risk_deposit
-from colony.kernel_attestation import AttestedLifecycleMixin
-from colony.kernel_outcomes import OutcomeMixin
-from colony.limits import InputLimits
+from colony.kernel.actuation_gate import ActuationGate
+from colony.kernel.attested import AttestedLifecycleMixin
+from colony.kernel.consequence_memory import SCHEMA as MEMORY_SCHEMA
+from colony.kernel.consequence_memory import ConsequenceMemory
+from colony.kernel.limits import InputLimits
+from colony.kernel.pheromone_store import PheromoneStore
+from colony.kernel.pruning_daemon import PruningDaemon
+from colony.kernel.recording import OutcomeMixin
+from colony.kernel.resource_ledger import ResourceLedger
+from colony.kernel.retention import Retention
+from colony.kernel.role_adapter import RoleAdapter
+from colony.kernel.trust import quantize
 from colony.models import (
     ActionProposal,
     AgentTrustProfile,
@@ -53,13 +59,7 @@ from colony.models import (
     check_json_value,
     check_text,
 )
-from colony.pheromone_store import PheromoneStore
-from colony.pruning_daemon import PruningDaemon
-from colony.resource_ledger import ResourceLedger
-from colony.retention import Retention
-from colony.role_adapter import RoleAdapter
 from colony.storage import open_state
-from colony.trust import quantize
 
 __all__ = ["ATTESTATION_MODES", "ColonyKernel", "ColonyKernelConfig"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from colony.consequence_memory import parse_feedback
 from colony.errors import ValidationError, unknown_keys
+from colony.kernel.consequence_memory import parse_feedback
 from colony.models import ActionProposal, ResourceCost, check_json_value
 
 __all__ = ["OUTCOME_KEYS", "ParsedOutcome", "parse_outcome"]

@@ -8,7 +8,7 @@ finding, then the weighted score
 with hazard ``h = max(RISK, FAILURE)`` at the target, routed by the execute and hold
 thresholds. All numbers come from the ``gate`` policy section.
 
->>> from colony.pheromone_store import PheromoneStore
+>>> from colony.kernel.pheromone_store import PheromoneStore
 >>> gate = ActuationGate(pheromone_store=PheromoneStore())
 >>> r = gate.evaluate_inputs(GateInputs(trust_score=0.5, role=AgentRole.DISPATCHER))
 >>> r.decision.value, r.gate_score
@@ -24,6 +24,8 @@ from typing import Any
 from colony.config import GatePolicy, default_policy
 from colony.errors import ValidationError
 from colony.falsification.report import severity_score
+from colony.kernel.pheromone_store import PheromoneStore
+from colony.kernel.resource_ledger import ResourceLedger
 from colony.models import (
     ActionProposal,
     AgentRole,
@@ -37,8 +39,6 @@ from colony.models import (
     check_finite,
     new_gate_result,
 )
-from colony.pheromone_store import PheromoneStore
-from colony.resource_ledger import ResourceLedger
 
 __all__ = ["COMPLETENESS_FIELDS", "ActuationGate", "GateBreakdown", "GateInputs"]
 

@@ -10,14 +10,14 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from colony.errors import AttestationError, ValidationError
+from colony.kernel.outcomes import ParsedOutcome, parse_outcome
 from colony.models import ActionProposal, ConsequenceRecord, check_json_value, check_text
-from colony.outcomes import ParsedOutcome, parse_outcome
 
 if TYPE_CHECKING:
     import threading
 
     from colony.attestation import AttestedLifecycle, LedgerEvent, LedgerValidationResult
-    from colony.limits import InputLimits
+    from colony.kernel.limits import InputLimits
 
 __all__ = ["AttestedLifecycleMixin"]
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from colony.config import RetentionPolicy
-    from colony.consequence_memory import ConsequenceMemory
+    from colony.kernel.consequence_memory import ConsequenceMemory
     from colony.storage import StateStore as StateDB
 
 __all__ = ["Retention", "prune_idle_profiles", "prune_proposals"]

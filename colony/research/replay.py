@@ -31,9 +31,9 @@ from typing import Any
 from colony.attestation.canonical import canonical_text
 from colony.config import Policy, default_policy
 from colony.errors import ValidationError
-from colony.hold_profile import DEFAULT_MAX_FAILURES, DEFAULT_TRUST_STEPS, hold_profile
 from colony.models import AgentRole
-from colony.paired_fixture import (
+from colony.research.hold_profile import DEFAULT_MAX_FAILURES, DEFAULT_TRUST_STEPS, hold_profile
+from colony.research.paired_fixture import (
     DIGITS,
     REPORTER,
     REVIEWER,
@@ -61,7 +61,7 @@ __all__ = [
     "write_replay_artifact",
 ]
 
-REPLAY_SCHEMA_VERSION = "1.1"  # 1.1: the record carries the hold profile (colony.hold_profile)
+REPLAY_SCHEMA_VERSION = "1.1"  # 1.1: the record carries the hold profile (colony.research.hold_profile)
 DEFAULT_AGENT_TRUST = 0.5
 DEFAULT_RECOVERY_TICKS = 20
 _RESULT_KEYS = ("before_failure", "after_failure_same_target", "after_failure_unrelated_target", "after_recovery")
@@ -186,7 +186,7 @@ def run_paired_locality_replay(
     Returns:
         ``{schema_version, seed, inputs, runs: {first, repeat}, assertions, recovery_tick,
         hold, semantic_digest, record_sha256}``. ``hold`` is
-        :func:`colony.hold_profile.hold_profile` for ``agent_trust``; ``semantic_digest``
+        :func:`colony.research.hold_profile.hold_profile` for ``agent_trust``; ``semantic_digest``
         hashes the first run's canonical JSON; ``record_sha256`` hashes the record without itself.
     """
     trust, ticks, seed = _check_inputs(agent_trust, recovery_ticks, seed)

@@ -1,7 +1,7 @@
 """How long the paired HOLD lasts, and for whom: the headline effect measured rather than asserted.
 
 Two measurements on fresh in-memory kernels, with the paired fixture's own proposal
-(:mod:`colony.paired_fixture`) and the policy in force:
+(:mod:`colony.research.paired_fixture`) and the policy in force:
 
 * :func:`verdicts_by_tick`: ``failures`` failed outcomes are reported at the target in one tick;
   the same complete proposal is then evaluated there at every tick until the FAILURE trace is
@@ -26,7 +26,7 @@ from typing import Any
 
 from colony.config import Policy
 from colony.errors import ValidationError
-from colony.paired_fixture import (
+from colony.research.paired_fixture import (
     DIGITS,
     REPORTER,
     REVIEWER,

@@ -29,7 +29,7 @@ from colony.models import PruningCandidate, SignalType, check_finite
 
 if TYPE_CHECKING:
     from colony.config import Policy
-    from colony.pheromone_store import PheromoneStore
+    from colony.kernel.pheromone_store import PheromoneStore
 
 __all__ = ["PruningDaemon"]
 

@@ -6,7 +6,7 @@ of its decay class), and it is gone at the first ``n`` with ``x - n*eps <= 1e-9`
 Because decay is closed form the field is lazy: a tick only touches the traces that
 expire on it (bucketed by expiry tick), reads are keyed, prefix queries walk a sorted
 index of locations, and the strongest traces are kept per decay class by
-:class:`~colony.pheromone_trace.TopTraces` rather than by a total order.
+:class:`~colony.kernel.pheromone_trace.TopTraces` rather than by a total order.
 
 Proposal-time (unverified) deposits go through :meth:`PheromoneStore.deposit_capped`:
 at one key, the outstanding unverified share of all agents together stays at or below
@@ -33,8 +33,8 @@ from sortedcontainers import SortedList
 
 from colony.config import PheromonePolicy, default_policy
 from colony.errors import ValidationError
+from colony.kernel.pheromone_trace import TopTraces, Trace, rank_key, ticks_to_extinction
 from colony.models import ColonySignal, DecayRate, SignalSource, SignalType, check_finite
-from colony.pheromone_trace import TopTraces, Trace, rank_key, ticks_to_extinction
 
 __all__ = ["TOP_CAPACITY", "PheromoneStore", "Trace", "ticks_to_extinction"]
 

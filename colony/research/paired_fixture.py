@@ -1,6 +1,6 @@
 """The paired-locality fixture's parts: its targets, agents, proposals, clock and record shapes.
 
-:mod:`colony.replay` runs the fixture's four states; :mod:`colony.hold_profile` asks how long
+:mod:`colony.research.replay` runs the fixture's four states; :mod:`colony.research.hold_profile` asks how long
 its HOLD lasts and for whom. Both build their proposals and read their verdicts here, so the two
 measure exactly the same proposal.
 

@@ -1,0 +1,32 @@
+"""ColonyKernel and the subsystems it orchestrates: the Colony kernel.
+
+Layer 1 (the kernel core, no storage): :mod:`~colony.kernel.actuation_gate` (the gate),
+:mod:`~colony.kernel.consequence_memory` (what outcomes did), :mod:`~colony.kernel.pheromone_store` (the
+decaying field), :mod:`~colony.kernel.trust`, :mod:`~colony.kernel.role_adapter`,
+:mod:`~colony.kernel.resource_ledger` (budget), :mod:`~colony.kernel.pruning_daemon`,
+:mod:`~colony.kernel.retention`, :mod:`~colony.kernel.outcomes` and :mod:`~colony.kernel.limits`.
+Layer 3 (above storage and attestation): :mod:`~colony.kernel.kernel`, the one orchestrator.
+
+The package re-exports what the API spec imports from ``colony.kernel``, lazily, so importing a core module
+(``colony.kernel.trust``) never loads the orchestrator and its storage.
+
+>>> from colony.kernel import ColonyKernel
+>>> ColonyKernel().tick_count
+0
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from colony.kernel.kernel import ATTESTATION_MODES, ColonyKernel, ColonyKernelConfig
+
+__all__ = ["ATTESTATION_MODES", "ColonyKernel", "ColonyKernelConfig"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        return getattr(importlib.import_module("colony.kernel.kernel"), name)
+    raise AttributeError(f"module 'colony.kernel' has no attribute {name!r}")
