@@ -1,8 +1,8 @@
 """The ``colony`` command line.
 
 Each subcommand lives in its own module under :mod:`colony.commands` and exposes
-``register(subparsers)``; this module only discovers them, parses arguments and
-translates errors to exit codes (in exactly one place).
+``register(subparsers)``; :func:`colony.commands._parser.build_parser` gathers them. This
+module only runs the parsed command and translates errors to exit codes (in exactly one place).
 
 Exit codes: 0 success, 1 the command ran and reports a failure (a failed check,
 an invalid ledger, a failing replay assertion), 2 bad input or usage, or a command whose
@@ -11,39 +11,15 @@ an invalid ledger, a failing replay assertion), 2 bad input or usage, or a comma
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import json
-import logging
-import pkgutil
 import sys
 from collections.abc import Sequence
 
-from colony import __version__
 from colony.commands._extras import missing_extra_message
+from colony.commands._parser import build_parser
 from colony.errors import ColonyError
 
-__all__ = ["build_parser", "main"]
-
-log = logging.getLogger("colony.cli")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser, with every discovered subcommand."""
-    import colony.commands as commands
-
-    parser = argparse.ArgumentParser(
-        prog="colony",
-        description="colony: a consequence-aware control plane for AI agents, with a research and manuscript pipeline.",
-    )
-    parser.add_argument("--version", action="version", version=f"colony {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"colony.commands.{info.name}")
-        module.register(sub)
-    return parser
+__all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -5,8 +5,8 @@ argument must stay inside it) and returns the specification's result dict; a fai
 is a result with ``success: false``, bad input raises
 :class:`~colony.cli_tools.failures.ToolFailure` (a :class:`~colony.errors.ColonyError`)
 whose message carries the specification's prefix. The ``colony`` subcommands and the
-``cli_*`` MCP tools (:func:`colony.cli_tools.mcp.register_cli_tools`) are thin adapters
-over them.
+``cli_*`` MCP tools (:func:`colony.cli_tools.mcp.register_cli_tools`, from the table in
+:mod:`colony.cli_tools.tool_specs`) are thin adapters over them.
 
 >>> from colony.cli_tools import skills_search
 >>> skills_search("gates", category="workflow")["results"][0]["name"]

@@ -220,18 +220,21 @@ class ToolCollector:
 
 def tools() -> list[Entry]:
     """The MCP tools: colony's eight (plus nothing attested: that needs attestation on) and the cli_* tools."""
-    from colony.cli_tools.mcp import EXEC_TOOLS, register_cli_tools
+    from colony.cli_tools.tool_specs import ANNOTATIONS, CLI_TOOL_NAMES, DESCRIPTIONS, EXEC_TOOLS
     from colony.mcp.registry import register_tools
     from colony.mcp.toolset import ColonyTools
 
     found = []
-    colony_tools, cli_tools = ToolCollector(), ToolCollector()
+    colony_tools = ToolCollector()
     try:
         register_tools(colony_tools, ColonyTools())  # type: ignore[arg-type]
     except Exception as exc:  # the status column reports why the server's tools are unavailable
         found.append(Entry("colony_*", "tool", "", "unavailable", details={"error": f"{type(exc).__name__}: {exc}"}))
-    register_cli_tools(cli_tools, allow_exec=True)  # type: ignore[arg-type]
-    for t in colony_tools.tools + cli_tools.tools:
+    cli_tools = [
+        {"name": name, "description": DESCRIPTIONS[name], "read_only": bool(ANNOTATIONS[name].read_only_hint)}
+        for name in CLI_TOOL_NAMES
+    ]
+    for t in colony_tools.tools + cli_tools:
         details = {
             "read_only": t["read_only"],
             "server": "colony mcp" + (" --with-cli-tools" if t["name"].startswith("cli_") else ""),

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 from colony.cli_tools.analysis import analyze_code
@@ -53,22 +53,13 @@ from colony.cli_tools.schemas import (
 )
 from colony.cli_tools.search import skills_search
 from colony.cli_tools.status import show_system_status
+from colony.cli_tools.tool_specs import ANNOTATIONS, CLI_TOOL_NAMES, DESCRIPTIONS, EXEC_TOOLS, READ_ONLY_TOOLS, WRITING_TOOLS
 from colony.cli_tools.workflows import WORKFLOWS, workflow_run
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["CLI_TOOL_NAMES", "EXEC_TOOLS", "READ_ONLY_TOOLS", "register_cli_tools", "tool_result"]
-
-READ_ONLY_TOOLS = ("cli_check_environment", "cli_show_modules", "cli_show_system_status", "cli_analyze_code", "cli_skills_search")
-WRITING_TOOLS = ("cli_project_create", "cli_ai_generate")
-EXEC_TOOLS = ("cli_workflow_run", "cli_run_quick")
-CLI_TOOL_NAMES = READ_ONLY_TOOLS + WRITING_TOOLS + EXEC_TOOLS
-
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-CREATES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-GENERATES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
-EXECUTES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+__all__ = ["CLI_TOOL_NAMES", "EXEC_TOOLS", "READ_ONLY_TOOLS", "WRITING_TOOLS", "register_cli_tools", "tool_result"]
 
 
 def tool_result(out: dict[str, Any]) -> CallToolResult:
@@ -91,59 +82,6 @@ def _d(description: str) -> Any:
 
 def _choice(description: str) -> Any:
     return Field(description=description)
-
-
-DESCRIPTIONS = {
-    "cli_check_environment": (
-        "Check that this environment can run the project and build its paper: Python version, every required and "
-        "optional dependency with its version, the Jupyter kernel papermill uses, pandoc and typst, Chromium, the "
-        "colony policy configuration, and that the output directory is writable. success is false when a required "
-        "check failed; failed optional checks are warnings. Read-only."
-    ),
-    "cli_show_modules": (
-        "List what the project offers with status (available/unavailable), version and description: colony's "
-        "subsystems, the parameterised notebooks, the figure modules, the build workflows and the MCP tools. "
-        "Read-only."
-    ),
-    "cli_show_system_status": (
-        "System status: CPU, memory and disk use; running and queued workflow runs with the newest runs; the kernel "
-        "of a state file (state_path); any colony MCP server process. Read-only."
-    ),
-    "cli_analyze_code": (
-        "Static analysis of a file or directory of the project: ruff findings, cyclomatic complexity (C901 above "
-        "max_complexity), import cycles and security-sensitive patterns, with metrics. Source files are only read; "
-        "with 'output' a report (json, text or html) is written to that directory inside the project."
-    ),
-    "cli_skills_search": (
-        "Search everything the project offers — workflows, notebooks, figures, MCP tools, subsystems and docs — and "
-        "rank the matches with a score in [0, 1]. category narrows the search (workflow, notebook, figure, tool, "
-        "subsystem, doc). Read-only."
-    ),
-    "cli_project_create": (
-        "Scaffold a new experiment in the project: a parameterised notebook, a figure module the build renders and "
-        "registers, and a manuscript section that includes the figure (template 'experiment'; or 'notebook', "
-        "'figure'). Name: letters, digits, '-' and '_'. Never overwrites: an existing name is refused and nothing "
-        "is changed."
-    ),
-    "cli_ai_generate": (
-        "Generate code from a prompt through the configured AI provider (an OpenAI-compatible endpoint set by "
-        "COLONY_AI_BASE_URL and COLONY_AI_MODEL). The prompt is sent to that provider. The code is returned, or "
-        "written to output_path inside the project (never into a hidden directory such as .git/ or .venv/; an "
-        "existing file only with force); it is never executed."
-    ),
-    "cli_workflow_run": (
-        "Run a build workflow of the project: "
-        + "; ".join(f"{w.name} ({w.description})" for w in WORKFLOWS.values())
-        + ". params: {'force': true} ignores stage caches; benchmark takes {'only': [names]}. Runs the project's "
-        "code. With async_execution the call returns a workflow_id at once; cli_show_system_status shows its "
-        "progress. A timeout kills the running step."
-    ),
-    "cli_run_quick": (
-        "Run Python scripts, modules or notebooks of the project by path, directory, glob or dotted module name, "
-        "with arguments, a per-target timeout, optionally in parallel. Runs the project's code; every target must "
-        "lie inside the project. Returns each target's exit code, output tail and duration."
-    ),
-}
 
 
 def register_cli_tools(server: "MCPServer", *, allow_exec: bool, project: str | Path | None = None) -> None:
@@ -231,24 +169,23 @@ def register_cli_tools(server: "MCPServer", *, allow_exec: bool, project: str | 
             force=force,
         )
 
-    tools: list[tuple[Any, ToolAnnotations]] = [
-        (cli_check_environment, READ_ONLY),
-        (cli_show_modules, READ_ONLY),
-        (cli_show_system_status, READ_ONLY),
-        (cli_analyze_code, READ_ONLY),
-        (cli_skills_search, READ_ONLY),
-        (cli_project_create, CREATES),
-        (cli_ai_generate, GENERATES),
+    tools: list[Any] = [
+        cli_check_environment,
+        cli_show_modules,
+        cli_show_system_status,
+        cli_analyze_code,
+        cli_skills_search,
+        cli_project_create,
+        cli_ai_generate,
     ]
     if allow_exec:
         tools += _exec_tools(root)
-    for fn, annotations in tools:
-        server.add_tool(
-            fn, name=fn.__name__, description=DESCRIPTIONS[fn.__name__], annotations=annotations, structured_output=True
-        )
+    for fn in tools:
+        name = fn.__name__
+        server.add_tool(fn, name=name, description=DESCRIPTIONS[name], annotations=ANNOTATIONS[name], structured_output=True)
 
 
-def _exec_tools(root: Path) -> list[tuple[Any, ToolAnnotations]]:
+def _exec_tools(root: Path) -> list[Any]:
     names = list(WORKFLOWS)
 
     def cli_workflow_run(
@@ -267,4 +204,4 @@ def _exec_tools(root: Path) -> list[tuple[Any, ToolAnnotations]]:
     ) -> Annotated[CallToolResult, RunQuickOutput]:
         return _call(run_quick, target, args, timeout=timeout, parallel=parallel, project=root)
 
-    return [(cli_workflow_run, EXECUTES), (cli_run_quick, EXECUTES)]
+    return [cli_workflow_run, cli_run_quick]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from colony.cli_tools.cliargs import add_common, emit
+from colony.commands._common import add_common, emit
 
 
 def register(subparsers: Any) -> None:

@@ -58,11 +58,12 @@ def _where(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     if args.socket:
-        from colony.hook.client import main as client
+        from colony.hook.client import relay
 
-        return client(
-            ["--socket", args.socket, "--timeout", str(args.timeout), *(["--agent-id", args.agent_id] if args.agent_id else [])]
-        )
+        payload = sys.stdin.buffer.read()
+        sys.stdout.buffer.write(relay(payload, args.socket, agent_id=args.agent_id, timeout=args.timeout))
+        sys.stdout.flush()
+        return 0
     from colony.hook.run import answer, open_state
 
     sys.stdout.write(answer(sys.stdin.read(), agent_id=args.agent_id, open_kernel=lambda: open_state(args.state)))

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-__all__ = ["HEADER", "MAX_MESSAGE", "event_of", "fail_safe", "main", "pre_answer", "request_bytes"]
+__all__ = ["HEADER", "MAX_MESSAGE", "event_of", "fail_safe", "main", "pre_answer", "relay", "request_bytes"]
 
 HEADER = b"colony-hook/1"
 MAX_MESSAGE = 4 * 1024 * 1024
@@ -80,7 +80,9 @@ def _exchange(path: str, message: bytes, timeout: float) -> bytes:
 
 
 def _options(argv: Sequence[str]) -> dict[str, str]:
-    """``--name value`` / ``--name=value`` pairs (no argparse: its import costs more than the whole call)."""
+    """``--name value`` / ``--name=value`` pairs of the script's own command line (``colony hook --socket`` parses
+    its options in :mod:`colony.commands.hook` and calls :func:`relay`; this script run by its path cannot import
+    the command layer, and parsing three options by hand costs less than importing a parser)."""
     known = ("--socket", "--agent-id", "--timeout")
     out: dict[str, str] = {}
     args = list(argv)
@@ -106,6 +108,20 @@ def _fail(payload: bytes, reason: str) -> bytes:
     return json.dumps(fail_safe(event_of(payload), reason)).encode("utf-8")
 
 
+def relay(payload: bytes, path: str, *, agent_id: str | None, timeout: float | str) -> bytes:
+    """The resident colony's answer to one hook payload, or the fail-safe answer when it cannot be had.
+
+    ``timeout`` is in seconds (a number, or its text as the command line gave it).
+    """
+    try:
+        answer = _exchange(path, request_bytes(agent_id, payload), float(timeout))
+        if answer.strip() and not answer.lstrip().startswith(b"{"):
+            raise ValueError("the answer is not a JSON object")
+    except (OSError, ValueError) as exc:
+        answer = _fail(payload, f"the resident colony at {path} is unreachable ({exc})")
+    return answer
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Forward one hook payload to ``colony hook serve`` and print its answer; always exit 0."""
     argv = sys.argv[1:] if argv is None else argv
@@ -119,12 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         answer = _fail(payload, f"{exc} ({USAGE})")
     else:
-        try:
-            answer = _exchange(path, request_bytes(options.get("--agent-id"), payload), float(options.get("--timeout", "30")))
-            if answer.strip() and not answer.lstrip().startswith(b"{"):
-                raise ValueError("the answer is not a JSON object")
-        except (OSError, ValueError) as exc:
-            answer = _fail(payload, f"the resident colony at {path} is unreachable ({exc})")
+        answer = relay(payload, path, agent_id=options.get("--agent-id"), timeout=options.get("--timeout", "30"))
     sys.stdout.buffer.write(answer)
     sys.stdout.flush()
     return 0

@@ -1,4 +1,4 @@
-"""Options every ``colony`` CLI-tool subcommand shares, and how a result is printed."""
+"""Options every ``colony`` subcommand over a CLI tool (:mod:`colony.cli_tools`) shares, and how its result is printed."""
 
 from __future__ import annotations
 
