@@ -80,9 +80,7 @@ def _exchange(path: str, message: bytes, timeout: float) -> bytes:
 
 
 def _options(argv: Sequence[str]) -> dict[str, str]:
-    """``--name value`` / ``--name=value`` pairs of the script's own command line (``colony hook --socket`` parses
-    its options in :mod:`colony.commands.hook` and calls :func:`relay`; this script run by its path cannot import
-    the command layer, and parsing three options by hand costs less than importing a parser)."""
+    """``--name value`` / ``--name=value`` pairs (no argparse: its import costs more than the whole call)."""
     known = ("--socket", "--agent-id", "--timeout")
     out: dict[str, str] = {}
     args = list(argv)
