@@ -2,7 +2,11 @@
 
 PreToolUse proposes the call (for the agent the hook command was bound to, at the call's
 target) and answers ``allow`` / ``ask`` / ``deny`` for EXECUTE / HOLD / REFUSE with the
-gate's reason. PostToolUse records the outcome of the proposal the PreToolUse made — a
+gate's reason. A ``Bash`` call that may write several paths is proposed once, at the one
+under the most pressure (the gate's hazard is the only part of its score that depends on the
+target), so it is judged by its worst target. ``allow`` becomes ``ask`` when colony can't tell
+what the command writes, or when the call matches a dangerous pattern
+(:mod:`colony.hook.danger`), whatever the agent's trust; the reason names why. PostToolUse records the outcome of the proposal the PreToolUse made — a
 ``PostToolUseFailure``, or a response that reports an error, an interruption or a non-zero
 exit code, is a failure — and tells the agent when colony recorded a failure.
 
@@ -16,10 +20,12 @@ from typing import Any
 
 from colony.errors import ConflictError
 from colony.hook.client import fail_safe, pre_answer
+from colony.hook.danger import path_danger
 from colony.hook.payload import HookCall
+from colony.hook.shell import Shell
 from colony.kernel import ColonyKernel
 from colony.mcp.gateway.proposal import CallIntent, tool_call_proposal
-from colony.models import ActionProposal, GateDecision
+from colony.models import ActionProposal, GateDecision, SignalType
 
 __all__ = ["AGENT_TYPE", "decide", "failed"]
 
@@ -47,12 +53,12 @@ def failed(call: HookCall) -> tuple[bool, str]:
     return False, f"{call.tool_name} completed"
 
 
-def _proposal(kernel: ColonyKernel, call: HookCall, agent_id: str) -> ActionProposal:
+def _proposal(kernel: ColonyKernel, call: HookCall, agent_id: str, target: str | None = None) -> ActionProposal:
     return tool_call_proposal(
         agent_id=agent_id,
         agent_type=AGENT_TYPE,
         action_type=call.tool_name,
-        target=call.target,
+        target=target if target is not None else call.target,
         intent=CallIntent(rationale=call.rationale),
         expected_default=f"{call.tool_name} completes without an error",
         created_at=kernel.config.clock(),
@@ -63,11 +69,39 @@ def _proposal(kernel: ColonyKernel, call: HookCall, agent_id: str) -> ActionProp
 def _pre(kernel: ColonyKernel, call: HookCall, agent_id: str) -> dict[str, Any]:
     if call.proposal_id is not None and kernel.get_proposal(call.proposal_id) is not None:
         return fail_safe(call.event, f"tool_use_id {call.tool_use_id!r} was already proposed")
-    result = kernel.propose_action(_proposal(kernel, call, agent_id))
-    reason = f"colony {result.decision.value.upper()} (gate score {result.gate_score:.3f}) for {call.tool_name} at {call.target}: {result.reason}"
+    shell = call.shell()
+    target = _worst(kernel, call.targets(shell))
+    result = kernel.propose_action(_proposal(kernel, call, agent_id, target))
+    reason = f"colony {result.decision.value.upper()} (gate score {result.gate_score:.3f}) for {call.tool_name} at {target}: {result.reason}"
     if result.required_evidence:
         reason += " Required evidence: " + ", ".join(result.required_evidence) + "."
-    return pre_answer(_PERMISSION[result.decision], reason)
+    permission = _PERMISSION[result.decision]
+    cautions = _cautions(call, shell)
+    if cautions and permission == "allow":
+        permission = "ask"
+        reason += " colony asks a person first: " + "; ".join(cautions) + "."
+    return pre_answer(permission, reason)
+
+
+def _worst(kernel: ColonyKernel, targets: list[str]) -> str:
+    """The target under the most hazard (the larger of RISK and FAILURE there); the first one on a tie."""
+    if len(targets) == 1:
+        return targets[0]
+
+    def hazard(target: str) -> float:
+        signals = kernel.query(target, prefix=False)
+        return max((s.strength for s in signals if s.signal_type in (SignalType.RISK, SignalType.FAILURE)), default=0.0)
+
+    return max(targets, key=hazard)  # max keeps the first of equal keys
+
+
+def _cautions(call: HookCall, shell: Shell | None) -> list[str]:
+    """Why ``allow`` is not enough: dangerous patterns (named), and what colony can't tell the command writes."""
+    if shell is not None:
+        return [f"dangerous pattern: {d}" for d in shell.dangers] + shell.unclear
+    path = call.file_path
+    danger = path_danger(path, call.cwd) if path is not None else None
+    return [f"dangerous pattern: {danger}"] if danger else []
 
 
 def _post(kernel: ColonyKernel, call: HookCall, agent_id: str) -> dict[str, Any]:

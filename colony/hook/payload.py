@@ -8,15 +8,19 @@ A command hook gets one JSON object on stdin. The fields used here are
 What a call acts on — its **target** — is
 
 * ``Edit``, ``MultiEdit``, ``Write``, ``Read``: ``tool_input.file_path``; ``NotebookEdit``: ``notebook_path``;
-* ``Bash``: the first file or directory the command names (an existing path, or the file
-  after a ``>``/``>>`` redirection), resolved against ``cwd``; a command naming none acts
-  on ``cwd`` itself;
+* ``Bash``: every path the command may write (:func:`colony.hook.shell.analyze`: the existing
+  paths it names, then the files it writes by redirection, ``sed -i``, ``tee``, ``mv``, …),
+  resolved against ``cwd``; the hook judges the one under the most pressure. A command naming
+  none acts on ``cwd`` itself;
 * an MCP tool ``mcp__<server>__<tool>``: the gateway's default rule
   (:func:`colony.mcp.gateway.mapping.default_target`) over its input, else ``mcp:<server>``;
 * any other tool: ``cwd``.
 
 Paths are made absolute and normalised, so an ``Edit`` of ``src/a.py`` and a
 ``pytest src/a.py`` in the same directory meet at one target.
+
+The payload is parsed once, and JSON nested deeper than :data:`MAX_DEPTH` levels is refused
+before the parser sees it (a recursion error would otherwise escape the hook).
 
 >>> call = parse_payload('{"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": "/repo",'
 ...     ' "session_id": "s", "tool_use_id": "t1", "tool_input": {"command": "echo hi > out.txt"}}')
@@ -28,14 +32,25 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from colony.errors import ValidationError
+from colony.hook.shell import Shell, analyze
 from colony.mcp.gateway.mapping import default_target
 
-__all__ = ["EVENTS", "READ_ONLY_TOOLS", "HookCall", "bash_paths", "parse_payload"]
+__all__ = [
+    "EVENTS",
+    "MAX_DEPTH",
+    "READ_ONLY_TOOLS",
+    "HookCall",
+    "bash_paths",
+    "call_from",
+    "event_name",
+    "load_payload",
+    "parse_payload",
+]
 
 EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoWrite", "TodoRead"})
@@ -46,9 +61,9 @@ _FILE_FIELDS = {
     "Read": "file_path",
     "NotebookEdit": "notebook_path",
 }
-_OPERATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "|&", ";;"})
-_REDIRECTS = frozenset({">", ">>", "&>", ">|"})
-_MAX_PATHS = 16
+MAX_DEPTH = 64
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,18 +89,34 @@ class HookCall:
         """The id linking this call's PreToolUse proposal to its PostToolUse outcome (None without a tool_use_id)."""
         return f"claude-code:{self.session_id}:{self.tool_use_id}" if self.tool_use_id else None
 
+    def shell(self) -> Shell | None:
+        """What a ``Bash`` call's command may write (None for other tools)."""
+        if self.tool_name != "Bash":
+            return None
+        command = self.tool_input.get("command")
+        return analyze(command if isinstance(command, str) else "", self.cwd)
+
+    def targets(self, shell: Shell | None = None) -> list[str]:
+        """Every target the call may act on, the first being :attr:`target` (``shell``: :meth:`shell`, if known)."""
+        if self.tool_name == "Bash":
+            shell = shell if shell is not None else self.shell()
+            return (shell.targets if shell is not None else []) or [self.cwd]
+        return [self.target]
+
+    @property
+    def file_path(self) -> str | None:
+        """The file an ``Edit``/``Write``/``Read``/``NotebookEdit`` acts on, absolute (None for other tools)."""
+        field = _FILE_FIELDS.get(self.tool_name)
+        value = self.tool_input.get(field) if field is not None else None
+        return _absolute(value, self.cwd) if isinstance(value, str) and value.strip() else None
+
     @property
     def target(self) -> str:
         """What the call acts on (see the module docstring)."""
-        field = _FILE_FIELDS.get(self.tool_name)
-        if field is not None:
-            value = self.tool_input.get(field)
-            if isinstance(value, str) and value.strip():
-                return _absolute(value, self.cwd)
+        if self.file_path is not None:
+            return self.file_path
         if self.tool_name == "Bash":
-            command = self.tool_input.get("command")
-            paths = bash_paths(command, self.cwd) if isinstance(command, str) else []
-            return paths[0] if paths else self.cwd
+            return self.targets()[0]
         if self.tool_name.startswith("mcp__"):
             server = self.tool_name.split("__")[1] or "unknown"
             return default_target(self.tool_input, f"mcp:{server}")
@@ -103,45 +134,15 @@ def _absolute(path: str, cwd: str) -> str:
 
 
 def bash_paths(command: str, cwd: str) -> list[str]:
-    """The files and directories a shell command names, absolute, in order (at most 16).
+    """The paths a shell command may write, absolute: the existing paths it names, then the ones it writes.
 
-    A word counts when it is an existing path (relative to ``cwd``) or follows an output
-    redirection; the command word of each simple command, options and ``NAME=value``
-    assignments never count. An unparseable command names nothing.
+    The command word of each simple command, options and ``NAME=value`` assignments never
+    count; an unreadable command names nothing (:func:`colony.hook.shell.analyze` says why).
 
     >>> bash_paths("cat a.txt | grep x > /tmp/out; ls -la /", "/nonexistent")
-    ['/tmp/out', '/']
+    ['/', '/tmp/out']
     """
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        words = list(lexer)
-    except ValueError:
-        return []
-    found: list[str] = []
-    command_word = True
-    redirected = False
-    for word in words:
-        if word in _OPERATORS:
-            command_word, redirected = True, False
-            continue
-        if word in _REDIRECTS or (word.endswith(">") and word.rstrip(">").isdigit()):
-            redirected = True
-            continue
-        if command_word and ("=" in word and not word.startswith("=")):
-            continue  # an assignment before the command
-        if command_word:
-            command_word = False
-            continue
-        if word.startswith("-") and not redirected:
-            continue
-        path = _absolute(word, cwd)
-        if (redirected or os.path.exists(path)) and path not in found:
-            found.append(path)
-            if len(found) == _MAX_PATHS:
-                break
-        redirected = False
-    return found
+    return analyze(command, cwd).targets
 
 
 def _text(data: dict[str, Any], key: str, *, required: bool = True) -> str | None:
@@ -153,12 +154,41 @@ def _text(data: dict[str, Any], key: str, *, required: bool = True) -> str | Non
     return value
 
 
-def parse_payload(text: str) -> HookCall:
-    """Parse and check a hook payload; a ValidationError names the first bad field."""
+def _depth_exceeds(text: str, limit: int) -> bool:
+    """Whether the JSON text nests deeper than ``limit`` (linear: strings dropped, innermost pairs peeled per pass)."""
+    skeleton = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)).replace("{", "[").replace("}", "]")
+    for _ in range(limit):
+        if "[]" not in skeleton:
+            return skeleton.count("[") > limit  # unbalanced: let the parser report it unless it is deep too
+        skeleton = skeleton.replace("[]", "")
+    return bool(skeleton)
+
+
+def load_payload(text: str | bytes) -> Any:
+    """The payload's JSON, parsed once; nesting deeper than :data:`MAX_DEPTH` is refused before parsing."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    if _depth_exceeds(text, MAX_DEPTH):
+        raise ValidationError("payload", f"nests deeper than {MAX_DEPTH} levels")
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except ValueError as exc:
         raise ValidationError("payload", f"is not JSON ({exc})") from None
+
+
+def event_name(data: Any) -> str | None:
+    """The parsed payload's ``hook_event_name`` if it is a string, else None."""
+    name = data.get("hook_event_name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def parse_payload(text: str | bytes) -> HookCall:
+    """Parse and check a hook payload; a ValidationError names the first bad field."""
+    return call_from(load_payload(text))
+
+
+def call_from(data: Any) -> HookCall:
+    """Check a parsed hook payload; a ValidationError names the first bad field."""
     if not isinstance(data, dict):
         raise ValidationError("payload", f"must be a JSON object, got {type(data).__name__}")
     event = _text(data, "hook_event_name")

@@ -1,5 +1,8 @@
 """The Claude Code settings snippet that wires ``colony hook`` into PreToolUse, PostToolUse and PostToolUseFailure.
 
+Claude Code runs the hook from whatever directory the session is in, so a relative ``--state``
+or ``--socket`` is written out absolute (a ``postgresql://`` URL is kept as it is).
+
 >>> snippet = settings_snippet(state="/srv/colony.sqlite", socket=None, agent_id="claude-1")
 >>> sorted(snippet["hooks"]), snippet["hooks"]["PreToolUse"][0]["matcher"]
 (['PostToolUse', 'PostToolUseFailure', 'PreToolUse'], 'Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*')
@@ -7,6 +10,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -31,7 +35,10 @@ def settings_snippet(*, state: str | None, socket: str | None, agent_id: str | N
         raise ValidationError("--agent-id", "is required: the hook must know which agent it acts for")
     if (state is None) == (socket is None):
         raise ValidationError("--state", "give exactly one of --state (direct) and --socket (resident colony)")
+    if state is not None and "://" not in state:
+        state = os.path.abspath(os.path.expanduser(state))
     if socket is not None:
+        socket = os.path.abspath(os.path.expanduser(socket))
         client = Path(__file__).with_name("client.py")
         argv = [sys.executable, "-I", "-S", str(client), "--socket", socket, "--agent-id", agent_id]
     else:

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from colony.hook import client
+from colony.hook.resident import ResidentHook
 from colony.hook.run import answer, open_state
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 
 PAYLOADS = Path(__file__).with_name("payloads")
 AGENT = "claude-1"
+CLIENT = Path(client.__file__)
 
 
 def payload(name: str, cwd: Path, **changes: Any) -> str:
@@ -62,3 +68,30 @@ def decision(out: dict[str, Any] | None) -> tuple[str, str]:
 
 
 Hook = Callable[[str], dict[str, Any] | None]
+
+
+def ask(sock: Path, text: str, agent: str | None = AGENT) -> dict[str, Any] | None:
+    """Run the client the way the settings snippet does: ``python -I path/to/client.py``."""
+    args = [sys.executable, "-I", "-S", str(CLIENT), "--socket", str(sock), "--timeout", "20"]
+    if agent is not None:
+        args += ["--agent-id", agent]
+    done = subprocess.run(args, input=text, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout) if done.stdout else None
+
+
+@pytest.fixture
+def resident(project: Project, tmp_path: Path) -> Iterator[tuple[Path, ColonyKernel]]:
+    """``colony hook serve`` on a thread, over the project's state, at ``tmp_path/run/colony.sock``."""
+    sock = tmp_path / "run" / "colony.sock"
+    kernel = ColonyKernel(ColonyKernelConfig(state_path=project.state))
+    server = ResidentHook(sock, kernel)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield sock, kernel
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+        kernel.close()

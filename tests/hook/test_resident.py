@@ -8,46 +8,15 @@ import socket
 import stat
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from colony.errors import ValidationError
-from colony.hook import client
 from colony.hook.resident import ResidentHook
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.models import SignalType
-from tests.hook.conftest import AGENT, Project, decision, payload
-
-CLIENT = Path(client.__file__)
-
-
-def ask(sock: Path, text: str, agent: str | None = AGENT) -> dict[str, object] | None:
-    """Run the client the way the settings snippet does: ``python -I path/to/client.py``."""
-    args = [sys.executable, "-I", "-S", str(CLIENT), "--socket", str(sock), "--timeout", "20"]
-    if agent is not None:
-        args += ["--agent-id", agent]
-    done = subprocess.run(args, input=text, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout) if done.stdout else None
-
-
-@pytest.fixture
-def resident(project: Project, tmp_path: Path) -> Iterator[tuple[Path, ColonyKernel]]:
-    sock = tmp_path / "run" / "colony.sock"
-    kernel = ColonyKernel(ColonyKernelConfig(state_path=project.state))
-    server = ResidentHook(sock, kernel)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield sock, kernel
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
-        kernel.close()
+from tests.hook.conftest import AGENT, CLIENT, Project, ask, decision, payload
 
 
 def test_the_resident_colony_answers_pre_and_post_for_the_bound_agent(
