@@ -14,9 +14,11 @@ __all__ = [
     "ColonyError",
     "ConfigError",
     "ConflictError",
+    "IntegrityError",
     "NotFoundError",
     "PathSafetyError",
     "StateLockedError",
+    "StorageError",
     "StoreUnavailableError",
     "ValidationError",
     "unknown_keys",
@@ -120,3 +122,20 @@ class StoreUnavailableError(ColonyError):
         self.unknown = unknown
         after = "check before repeating it" if unknown else "the call changed nothing, try it again"
         super().__init__(f"state_store: {store} is unavailable ({detail}); {after}")
+
+
+class StorageError(ColonyError):
+    """A state store refused a statement; both backends raise the subclasses (never their driver's own errors)."""
+
+
+class IntegrityError(StorageError):
+    """A write broke one of the schema's rules (a unique key, NOT NULL, CHECK); the statement changed nothing.
+
+    ``table`` and ``columns`` name the rule when the backend reports them. The message keeps
+    SQLite's wording (``UNIQUE constraint failed: table.column, ...``) on both backends.
+    """
+
+    def __init__(self, message: str, *, table: str | None = None, columns: tuple[str, ...] = ()) -> None:
+        self.table = table
+        self.columns = columns
+        super().__init__(message)

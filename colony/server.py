@@ -44,13 +44,14 @@ from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError as PydanticValidationError
 
 from colony import __version__
+from colony.commands._state_options import add_state_arguments
 from colony.errors import ColonyError
 from colony.kernel import ATTESTATION_MODES, ColonyKernelConfig
 from colony.mcp import auth, http, http_options
 from colony.mcp.access import AccessPolicy
 from colony.mcp.registry import error_result, register_tools
 from colony.mcp.toolset import INTERNAL_ERROR, ColonyTools
-from colony.storage.options import Ticker, add_state_arguments, default_state
+from colony.storage.options import Ticker, default_state
 
 __all__ = ["ColonyMCPServer", "add_arguments", "build_parser", "build_server", "main", "run"]
 

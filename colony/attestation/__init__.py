@@ -3,8 +3,8 @@
 proposal → gate verdict → execution authorization → execution receipt → outcome, each
 step consuming the one before; plus rejection, error and calibration events. Events are
 canonical JSON, SHA-256 chained per run and signed with HMAC-SHA256 (default) or Ed25519.
-``python -m colony.attestation.verify LEDGER --public-key KEY`` checks a ledger file
-(:mod:`colony.attestation.verify`; not imported here so ``-m`` runs it cleanly).
+``colony ledger verify LEDGER --public-key KEY`` checks a ledger file
+(:mod:`colony.attestation.verify`; not imported here).
 
 >>> from colony.attestation import AttestedLifecycle, AttestationLedger, Ed25519Signer, Ed25519Verifier
 >>> key = Ed25519Signer.generate()

@@ -28,22 +28,12 @@ from colony.attestation.canonical import canonical_json
 from colony.attestation.events import LedgerEvent
 from colony.attestation.events import LedgerValidationStatus as S
 from colony.attestation.signers import Signer
+from colony.storage.schema import ATTESTATION_HEADS
 
 __all__ = ["Head", "advance", "create_schema", "ledger_problems", "run_head", "run_problems", "runs_with_heads"]
 
 _TAG = b"colony-attestation/1.0 head="
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS attestation_heads (
-    row_id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    sequence INTEGER NOT NULL,
-    event_hash TEXT NOT NULL,
-    event_count INTEGER NOT NULL,
-    ledger_events INTEGER NOT NULL,
-    ledger_runs INTEGER NOT NULL,
-    signature_json TEXT NOT NULL
-)
-"""
+_SCHEMA = ATTESTATION_HEADS.statements("sqlite")[0]
 _LEDGER_ROW = ""  # the ledger's head; a run's head is keyed by its (non-empty) run id
 _COLUMNS = "run_id, sequence, event_hash, event_count, ledger_events, ledger_runs, signature_json"
 _UPSERT = (

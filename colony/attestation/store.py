@@ -1,10 +1,11 @@
-"""The ledger's SQLite layer: connections, transactions, tables and the statements the ledger runs.
+"""The ledger's SQLite layer: connections, transactions, and the statements the ledger runs.
 
-Tables and indexes are all named ``attestation_*``. ``proposal_id``, ``parent_event_id``
-and ``decision`` are index columns derived from the payload at write time so lifecycle
-lookups are keyed; validation never reads them. Uniqueness is declared as named
-indexes, so the rules also hold for writers that bypass
-:class:`~colony.attestation.ledger.AttestationLedger`.
+Its tables (:data:`colony.storage.schema.ATTESTATION`) are all named ``attestation_*``.
+``proposal_id``, ``parent_event_id`` and ``decision`` are index columns derived from the
+payload at write time so lifecycle lookups are keyed; validation never reads them.
+Uniqueness is declared as named indexes, so the rules also hold for writers that bypass
+:class:`~colony.attestation.ledger.AttestationLedger`; a broken rule surfaces as colony's
+:class:`~colony.errors.IntegrityError` on both backends.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from colony.attestation.canonical import canonical_text
 from colony.attestation.events import SCHEMA_VERSION, LedgerEvent, LedgerEventType
 from colony.attestation.payloads import Links
 from colony.attestation.semantics import EventRef
-from colony.errors import NotFoundError, ValidationError
+from colony.errors import IntegrityError, NotFoundError, ValidationError
+from colony.storage.schema import ATTESTATION, CONSUMING_EVENT_TYPES
+from colony.storage.sqlite_connection import connect as sqlite_connect
 
 __all__ = [
     "CONSUMING_TYPES",
@@ -42,14 +45,7 @@ __all__ = [
 ]
 
 #: Event types that consume their parent: at most one of each type per parent.
-CONSUMING_TYPES = (
-    LedgerEventType.PROPOSAL,
-    LedgerEventType.GATE_VERDICT,
-    LedgerEventType.EXECUTION_AUTHORIZATION,
-    LedgerEventType.EXECUTION_RECEIPT,
-    LedgerEventType.OUTCOME,
-    LedgerEventType.REJECTION,
-)
+CONSUMING_TYPES = tuple(LedgerEventType(t) for t in CONSUMING_EVENT_TYPES)
 _CONSUMING_SQL = ", ".join(f"'{t.value}'" for t in CONSUMING_TYPES)
 
 
@@ -68,44 +64,10 @@ def child_sql(event_type: LedgerEventType, columns: str) -> str:
     )
 
 
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS attestation_meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS attestation_events (
-    event_id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    sequence INTEGER NOT NULL,
-    event_type TEXT NOT NULL,
-    actor_id TEXT NOT NULL,
-    nonce TEXT NOT NULL,
-    previous_hash TEXT NOT NULL,
-    payload_json TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    event_hash TEXT NOT NULL,
-    signature_json TEXT NOT NULL,
-    schema_version TEXT NOT NULL,
-    proposal_id TEXT,
-    parent_event_id TEXT,
-    decision TEXT
-);
-CREATE UNIQUE INDEX IF NOT EXISTS attestation_run_sequence ON attestation_events (run_id, sequence);
-CREATE UNIQUE INDEX IF NOT EXISTS attestation_run_nonce ON attestation_events (run_id, nonce);
-CREATE UNIQUE INDEX IF NOT EXISTS attestation_event_hash ON attestation_events (event_hash);
-CREATE UNIQUE INDEX IF NOT EXISTS attestation_run_proposal_once
-    ON attestation_events (run_id, proposal_id) WHERE event_type = 'proposal';
-CREATE UNIQUE INDEX IF NOT EXISTS attestation_consumed_once
-    ON attestation_events (run_id, parent_event_id, event_type) WHERE event_type IN ({_CONSUMING_SQL});
-CREATE INDEX IF NOT EXISTS attestation_run_proposal ON attestation_events (run_id, proposal_id, event_type);
-"""
-
-
 def create_schema(conn: sqlite3.Connection) -> None:
     """Create the ledger tables if absent and record the schema version (one statement at a time)."""
-    for statement in _SCHEMA.split(";"):
-        if statement.strip():
-            conn.execute(statement)
+    for statement in ATTESTATION.statements("sqlite"):
+        conn.execute(statement)
     conn.execute(
         "INSERT OR IGNORE INTO attestation_meta (key, value) VALUES ('schema_version', ?)",
         (SCHEMA_VERSION,),
@@ -131,7 +93,7 @@ def connect(path: str, *, synchronous: str) -> tuple[sqlite3.Connection, bool]:
         raise ValidationError("synchronous", "must be OFF, NORMAL, FULL or EXTRA", value=synchronous)
     if is_file:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn = sqlite_connect(path, isolation_level=None, check_same_thread=False)
     if is_file:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={mode}")
@@ -149,7 +111,7 @@ def connect_read_only(path: str | Path) -> sqlite3.Connection:
     p = Path(path)
     if not p.is_file():
         raise NotFoundError("ledger file", str(path))
-    conn = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True, check_same_thread=False)
+    conn = sqlite_connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True, check_same_thread=False)
     try:
         found = has_schema(conn)
     except sqlite3.DatabaseError as exc:
@@ -251,7 +213,7 @@ def insert_event(conn: sqlite3.Connection, event: LedgerEvent, links: Links, pay
                 links.decision,
             ),
         )
-    except sqlite3.IntegrityError as exc:
+    except IntegrityError as exc:
         text = str(exc)
         what = next((label for marker, label in _UNIQUE_WHAT if marker in text), "")
         return f"{what} already recorded in run {event.run_id!r}" if what else f"a uniqueness rule refused it ({text})"

@@ -1,10 +1,8 @@
-"""Verify a ledger with only a verification key, and print a readable report.
+"""Verify a ledger with only a verification key, and build a readable report.
 
-``python -m colony.attestation.verify LEDGER.db|postgresql://... --public-key HEX|FILE [--run RUN]``
-(or ``--hmac-key-file FILE``; with neither, the key configured in the environment).
 A file is opened read-only; a colony on PostgreSQL is read in one read-only snapshot
-(``PgStateDB.snapshot``: consistent, nothing written, and kernel calls go on meanwhile). Exit status: 0 valid, 1 invalid,
-2 usage or unreadable input.
+(``PgStateDB.snapshot``: consistent, nothing written, and kernel calls go on meanwhile).
+The command line is ``colony ledger verify`` (:mod:`colony.commands.ledger`).
 
 The key id recorded in the signatures is a label, not a secret: unless ``--key-id`` is
 given it is read from the ledger's first event, and the key itself decides validity.
@@ -12,11 +10,9 @@ given it is read from the ledger's first event, and the key itself decides valid
 
 from __future__ import annotations
 
-import argparse
 import json
 import sqlite3
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +20,16 @@ from colony.attestation import store
 from colony.attestation.events import LedgerValidationStatus as S
 from colony.attestation.ledger import AttestationLedger
 from colony.attestation.signers import (
-    Ed25519Signer,
     Ed25519Verifier,
     HMACSigner,
     Signer,
     parse_key_text,
-    signer_from_env,
 )
 from colony.errors import ColonyError, ValidationError
 from colony.storage.base import is_url, redact_url
+from colony.storage.postgres import PgStateDB
 
-__all__ = ["format_report", "load_key", "main", "verify_ledger_file"]
+__all__ = ["format_report", "load_key", "verify_ledger_file"]
 
 
 def load_key(text_or_path: str | bytes, *, field: str = "key") -> bytes:
@@ -115,8 +110,6 @@ def verify_ledger_file(
     run_count, runs: [LedgerValidationResult.to_dict(), ...]}``.
     """
     if is_url(path):
-        from colony.storage.postgres import PgStateDB
-
         shown = redact_url(str(path))
         db = PgStateDB(str(path), pool_size=1)
         try:
@@ -172,52 +165,3 @@ def format_report(result: dict[str, Any], *, max_errors: int = 20) -> str:
             lines.append(f"  … and {len(errors) - max_errors} more problem(s)")
     lines.append(f"overall: {'VALID' if result['valid'] else 'INVALID (' + result['status'] + ')'}")
     return "\n".join(lines)
-
-
-def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="colony ledger verify", description="Verify a colony attestation ledger file.")
-    ap.add_argument(
-        "path", help="the ledger's SQLite file (opened read-only), or a colony's postgresql:// URL (read, never written)"
-    )
-    keys = ap.add_mutually_exclusive_group()
-    keys.add_argument("--public-key", metavar="HEX|FILE", help="Ed25519 public key: 64 hex digits or a file")
-    keys.add_argument("--hmac-key-file", metavar="FILE", help="file holding the HMAC key (hex, else raw bytes)")
-    ap.add_argument("--key-id", help="expected key id (default: the one recorded in the ledger)")
-    ap.add_argument("--run", dest="run_id", help="verify only this run")
-    ap.add_argument("--json", action="store_true", help="print the result as JSON")
-    ap.add_argument("--max-errors", type=int, default=20, help="problems listed per run (default 20)")
-    return ap
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point; returns the exit status (0 valid, 1 invalid, 2 usage/bad input)."""
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:  # argparse's own usage errors and --help
-        return int(exc.code or 0)
-    public_key: str | None = args.public_key
-    hmac_key: str | None = args.hmac_key_file
-    env_signer: Signer | None = None
-    try:
-        if public_key is None and hmac_key is None:
-            env_signer = signer_from_env()
-            if env_signer is None:
-                print(
-                    "error: no key given (--public-key, --hmac-key-file, or COLONY_ATTESTATION_* in the environment)",
-                    file=sys.stderr,
-                )
-                return 2
-            if isinstance(env_signer, Ed25519Signer):
-                env_signer = env_signer.verifier()
-        result = verify_ledger_file(
-            args.path, public_key=public_key, hmac_key=hmac_key, signer=env_signer, run_id=args.run_id, key_id=args.key_id
-        )
-    except (ColonyError, OSError, sqlite3.DatabaseError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(result, indent=2) if args.json else format_report(result, max_errors=args.max_errors))
-    return 0 if result["valid"] else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -19,8 +19,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from colony.commands._state_options import seconds
 from colony.mcp.agents import AgentRecord, AgentRegistry, AgentRole
-from colony.storage.options import default_state, seconds
+from colony.storage.options import default_state
 
 STATE_HELP = "the colony state the server uses: a file (created if absent) or a postgresql:// URL; the registry lives in it"
 

@@ -11,8 +11,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from colony.commands._state_options import add_state_arguments
 from colony.mcp.http_options import add_http_arguments
-from colony.storage.options import add_state_arguments
 
 DEFAULT_PORT = 8766
 

@@ -30,7 +30,6 @@ from colony.kernel.memory_rows import (
     PROPOSAL_SELECT,
     RECENT_KEYS,
     SAVE_PROFILE,
-    SCHEMA,
     proposal_from_row,
 )
 from colony.kernel.trust import outcome_delta, quantize
@@ -44,8 +43,12 @@ from colony.models import (
     json_text,
 )
 from colony.storage import StateStore, open_state
+from colony.storage.schema import MEMORY
 
 __all__ = ["SCHEMA", "ConsequenceMemory", "check_agent_id", "parse_feedback"]
+
+#: the memory's tables, as a SQLite state store creates them (a shared store's migration made them already)
+SCHEMA = MEMORY.script("sqlite")
 
 _POSITIVE = frozenset({"good", "approve", "yes", "+"})
 _NEGATIVE = frozenset({"bad", "reject", "no", "-"})

@@ -1,4 +1,4 @@
-"""The consequence memory's tables: their layout (DDL), its statements, and the proposal row codec.
+"""The consequence memory's statements and the proposal row codec (its tables: :data:`colony.storage.schema.MEMORY`).
 
 Proposals are stored as columns (encoding eight floats to text costs more than the insert).
 An outcome row refers to its proposal's row instead of repeating it, and rows are kept in
@@ -19,62 +19,9 @@ __all__ = [
     "PROPOSAL_SELECT",
     "RECENT_KEYS",
     "SAVE_PROFILE",
-    "SCHEMA",
     "proposal_from_row",
 ]
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS agent_profiles (
-    agent_id TEXT PRIMARY KEY,
-    role TEXT NOT NULL,
-    trust_score REAL NOT NULL,
-    total_proposals INTEGER NOT NULL,
-    accepted_proposals INTEGER NOT NULL,
-    last_updated REAL NOT NULL,
-    calibrated INTEGER NOT NULL DEFAULT 0,
-    last_seen_tick INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS agent_profiles_role ON agent_profiles (role);
-CREATE TABLE IF NOT EXISTS proposals (
-    proposal_id TEXT PRIMARY KEY,
-    agent_id TEXT NOT NULL,
-    agent_type TEXT NOT NULL,
-    action_type TEXT NOT NULL,
-    target TEXT NOT NULL,
-    rationale TEXT NOT NULL,
-    expected_outcome TEXT NOT NULL,
-    rollback_plan TEXT NOT NULL,
-    evidence_json TEXT,
-    created_at REAL NOT NULL,
-    llm_calls INTEGER NOT NULL,
-    runtime_seconds REAL NOT NULL,
-    risk_level REAL NOT NULL,
-    human_attention_minutes REAL NOT NULL,
-    merge_risk REAL NOT NULL,
-    doc_debt REAL NOT NULL,
-    security_exposure REAL NOT NULL,
-    tick INTEGER NOT NULL
-);
--- a stored agent's proposal count and last-seen tick follow its proposals (an unknown agent's row is written by save_profile)
-CREATE TRIGGER IF NOT EXISTS proposals_count AFTER INSERT ON proposals BEGIN
-    UPDATE agent_profiles SET total_proposals = total_proposals + 1, last_seen_tick = NEW.tick WHERE agent_id = NEW.agent_id;
-END;
--- one row per outcome, in the order they were recorded (rowid); the proposal is its proposals row
-CREATE TABLE IF NOT EXISTS consequences (
-    consequence_id TEXT NOT NULL,
-    proposal_id TEXT NOT NULL UNIQUE,
-    agent_id TEXT NOT NULL,
-    action_taken TEXT NOT NULL,
-    actual_outcome TEXT NOT NULL,
-    tests_passed INTEGER NOT NULL,
-    human_feedback REAL NOT NULL,
-    repair_needed INTEGER NOT NULL,
-    trust_delta REAL NOT NULL,
-    recorded_at REAL NOT NULL,
-    attested INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS consequences_agent ON consequences (agent_id);
-"""
 PROPOSAL_COLUMNS = (
     "proposal_id",
     "agent_id",

@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from colony.errors import ConflictError, NotFoundError, ValidationError
+from colony.storage.schema import AGENT_REGISTRY
 
 __all__ = [
     "NAME_PATTERN",
@@ -50,15 +51,7 @@ TOKEN_PREFIX: Final = "colony_"
 TOKEN_BYTES: Final = 32  # 256 random bits
 NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS agent_registry (
-    name TEXT PRIMARY KEY,
-    role TEXT NOT NULL CHECK (role IN ('agent', 'operator')),
-    token_sha256 TEXT NOT NULL UNIQUE,
-    created_at REAL NOT NULL,
-    revoked_at REAL
-)
-"""
+_SCHEMA = AGENT_REGISTRY.statements("sqlite")[0]
 _COLUMNS = "name, role, created_at, revoked_at"
 
 

@@ -2,14 +2,11 @@
 
 Two backends implement it: :class:`colony.storage.sqlite.StateDB` (embedded, one owning
 process) and :class:`colony.storage.postgres.PgStateDB` (several processes and hosts on one
-database). :func:`open_state` picks one from the spec: a ``postgresql://`` (or
-``postgres://``) URL is PostgreSQL, anything else a file path (None or ``":memory:"``: in
-memory).
+database); :func:`colony.storage.open.open_state` picks one from the spec. This module knows
+neither backend: they build on it.
 
 >>> is_url("postgresql://colony@db.example/colony"), is_url("state.sqlite"), is_url(None)
 (True, False, False)
->>> open_state(None).kind
-'sqlite'
 """
 
 from __future__ import annotations
@@ -17,13 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Any, Protocol
 
 from colony.kernel.pheromone_store import Trace
 from colony.models import DecayRate, ResourceCost, SignalSource, SignalType, json_text
 
-__all__ = ["URL_SCHEMES", "MetaRecords", "StateStore", "is_url", "open_state", "redact_url", "trace_from_row", "trace_row"]
+__all__ = ["URL_SCHEMES", "MetaRecords", "StateStore", "is_url", "redact_url", "trace_from_row", "trace_row"]
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 
@@ -122,26 +118,3 @@ def redact_url(url: str) -> str:
     if not at or ":" not in creds:
         return url
     return f"{scheme}{sep}{creds.split(':', 1)[0]}:***@{host}"
-
-
-def open_state(
-    spec: str | Path | None, *, schemas: tuple[str, ...] = (), wait_lock: float = 0.0, read_only: bool = False
-) -> StateStore:
-    """Open the state store ``spec`` names (a path, None / ``":memory:"``, or a ``postgresql://`` URL).
-
-    ``wait_lock`` is how long a file's opener waits for the owning process; ``read_only``
-    opens an existing file without the lock (a URL is always shared, so it needs neither).
-    """
-    if is_url(spec):
-        from colony.storage.postgres import PgStateDB
-
-        return PgStateDB(str(spec))
-    from colony.storage.sqlite import StateDB
-
-    if read_only:
-        if spec is None:
-            from colony.errors import ValidationError
-
-            raise ValidationError("state_path", "a read-only opener needs a state file or URL", value=spec)
-        return StateDB.open_read_only(spec)
-    return StateDB(spec, schemas=schemas, wait_lock=wait_lock)

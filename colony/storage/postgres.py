@@ -24,16 +24,16 @@ A connection lost before the lock is taken is retried on a fresh connection (up 
 ``RETRIES`` times); a failure after it rolls the transaction back, marks this process's
 copies stale (the next call reloads everything) and raises
 :class:`~colony.errors.StoreUnavailableError`, which the MCP tools answer as an error
-result. The schema is created and upgraded only by :func:`migrate` (``colony state
-migrate URL``); a database without it, or with another version, is refused before
-anything is written.
+result. The schema is created and upgraded only by :func:`~colony.storage.pg_migrate.migrate`
+(``colony state migrate URL``); a database without it, or with another version, is refused
+before anything is written. The components' statements reach PostgreSQL through the store's
+DB-API face, which also maps PostgreSQL's errors onto colony's (:mod:`colony.storage.pg_connection`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -42,15 +42,14 @@ from colony.errors import StoreUnavailableError, ValidationError
 from colony.kernel.pheromone_store import Trace
 from colony.models import DecayRate
 from colony.storage.base import MetaRecords, redact_url, trace_from_row, trace_row
-from colony.storage.pg_schema import DDL, SCHEMA_VERSION, UPGRADES, translate
+from colony.storage.pg_connection import CONNECT_TIMEOUT, PgConnection, Result, integrity_error, psycopg_modules
+from colony.storage.pg_migrate import migrate
+from colony.storage.schema import POSTGRES_VERSION
 
 __all__ = ["RETRIES", "PgStateDB", "migrate"]
 
 RETRIES = 3
-CONNECT_TIMEOUT = 5.0
 _COLONY_KEY = int.from_bytes(hashlib.sha256(b"colony:kernel").digest()[:8], "big", signed=True)
-_LEDGER_CLASS = int.from_bytes(hashlib.sha256(b"colony:ledger").digest()[:4], "big", signed=True)
-_MIGRATE_KEY = int.from_bytes(hashlib.sha256(b"colony:migrate").digest()[:8], "big", signed=True)
 _WRITES = ("INSERT", "UPDATE", "DELETE")
 _TRACE_COLUMNS = (
     "location, signal_type, decay, source, base, t0, expiry, last_reinforced, evidence_json, unverified_base, unverified_t0"
@@ -62,94 +61,6 @@ _TRACE_UPSERT = (
     "last_reinforced = excluded.last_reinforced, evidence_json = excluded.evidence_json, "
     "unverified_base = excluded.unverified_base, unverified_t0 = excluded.unverified_t0, seq = excluded.seq"
 )
-
-
-def _psycopg() -> Any:
-    try:
-        import psycopg
-        import psycopg_pool
-    except ImportError as exc:  # the optional extra
-        raise ValidationError(
-            "state_path", "a postgresql:// state needs the postgres extra (pip install 'colony[postgres]')"
-        ) from exc
-    return psycopg, psycopg_pool
-
-
-class _Result:
-    """A statement's rows, fetched before the transaction ends (the DB-API subset the components use)."""
-
-    __slots__ = ("_rows", "rowcount")
-
-    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int) -> None:
-        self._rows, self.rowcount = rows, rowcount
-
-    def fetchone(self) -> tuple[Any, ...] | None:
-        return self._rows[0] if self._rows else None
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        return self._rows
-
-    def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        return iter(self._rows)
-
-    def close(self) -> None:
-        pass
-
-
-class PgConnection:
-    """The DB-API face of a :class:`PgStateDB` (SQLite's dialect in, PostgreSQL out; see :mod:`.pg_schema`).
-
-    A statement outside a kernel transaction runs in one of its own. A unique violation is
-    raised as ``sqlite3.IntegrityError`` (with SQLite's "table.column" wording), so the
-    components catch one exception on both backends.
-    """
-
-    def __init__(self, db: PgStateDB) -> None:
-        self._db = db
-        self.rowcount = -1
-
-    @property
-    def in_transaction(self) -> bool:
-        return self._db._depth > 0
-
-    def cursor(self) -> PgConnection:
-        return self
-
-    def lock_run(self, run_id: str) -> None:
-        """Serialize appends to one ledger run across servers (after the colony lock: see the module docstring)."""
-        self._db._run_sql("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LEDGER_CLASS, run_id))
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Result:
-        word = sql.strip().upper()
-        if word in ("BEGIN", "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"):
-            raise ValidationError("sql", f"{word} on a shared store: use the store's transaction() or lock")
-        pg = translate(sql)
-        if pg is None:
-            return _Result([], -1)
-        db = self._db
-        if db._depth == 0:
-            with db.transaction():
-                return self._execute(pg, params)
-        return self._execute(pg, params)
-
-    def _execute(self, pg: str, params: Sequence[Any]) -> _Result:
-        result = self._db._run_sql(pg, params)
-        self.rowcount = result.rowcount
-        return result
-
-    def executemany(self, sql: str, seq: Sequence[Sequence[Any]]) -> _Result:
-        total = 0
-        with self._db.transaction():
-            for params in seq:
-                total += max(0, self.execute(sql, params).rowcount)
-        self.rowcount = total
-        return _Result([], total)
-
-    def close(self) -> None:
-        """The store owns the pool (see :meth:`PgStateDB.close`)."""
-
-    def __str__(self) -> str:
-        return self._db.path
 
 
 class _Txn:
@@ -201,7 +112,7 @@ class PgStateDB(MetaRecords):
     read_only = False
 
     def __init__(self, url: str, *, pool_size: int = 2) -> None:
-        psycopg, psycopg_pool = _psycopg()
+        psycopg, psycopg_pool = psycopg_modules()
         self._errors = psycopg
         self._pool_errors = psycopg_pool
         self.url = url
@@ -250,12 +161,12 @@ class PgStateDB(MetaRecords):
                 row = pg.execute("SELECT value FROM kernel_meta WHERE key = 'schema_version'").fetchone()
                 stored = row[0] if row else None
             pg.rollback()
-        if stored == SCHEMA_VERSION:
+        if stored == POSTGRES_VERSION:
             return
         what = "no colony schema" if stored is None else f"colony PostgreSQL schema {stored}"
         raise ValidationError(
             "state_path",
-            f"{self.path} holds {what}; this colony reads schema {SCHEMA_VERSION}. "
+            f"{self.path} holds {what}; this colony reads schema {POSTGRES_VERSION}. "
             f"Create or upgrade it explicitly: colony state migrate URL",
             value=self.path,
         )
@@ -404,22 +315,22 @@ class PgStateDB(MetaRecords):
                 pg.close()
         self._pool.putconn(pg)
 
-    def _run_sql(self, pg_sql: str, params: Sequence[Any] = ()) -> _Result:
+    def _run_sql(self, pg_sql: str, params: Sequence[Any] = ()) -> Result:
         """Run one PostgreSQL statement in the open transaction."""
         psycopg = self._errors
         cur = self._cur
         try:
             cur.execute(pg_sql, params)
-        except psycopg.errors.UniqueViolation as exc:
-            raise sqlite3.IntegrityError(_unique_text(exc)) from exc
+        except psycopg.IntegrityError as exc:  # the one place PostgreSQL's errors become colony's
+            raise integrity_error(exc) from exc
         except psycopg.OperationalError as exc:
             raise StoreUnavailableError(self.path, str(exc).strip()) from exc
         if pg_sql.lstrip()[:6].upper() in _WRITES:
             self._wrote = True
         rows = cur.fetchall() if cur.description is not None else []
-        return _Result(rows, cur.rowcount)
+        return Result(rows, cur.rowcount)
 
-    def _q(self, pg_sql: str, params: Sequence[Any] = ()) -> _Result:
+    def _q(self, pg_sql: str, params: Sequence[Any] = ()) -> Result:
         """A statement of this module's own (PostgreSQL dialect), in the open transaction or one of its own."""
         if self._depth:
             return self._run_sql(pg_sql, params)
@@ -485,59 +396,3 @@ class PgStateDB(MetaRecords):
 
     def delete_expired_traces(self, tick: int) -> None:
         self._q("DELETE FROM kernel_traces WHERE expiry <= %s", (tick,))
-
-
-def _unique_text(exc: Any) -> str:
-    """SQLite's wording of a unique violation ("UNIQUE constraint failed: table.col, ..."), from PostgreSQL's report."""
-    diag = exc.diag
-    detail = diag.message_detail or ""
-    columns = detail[detail.find("(") + 1 : detail.find(")")] if "(" in detail else ""
-    table = diag.table_name or ""
-    named = ", ".join(f"{table}.{c.strip()}" for c in columns.split(",") if c.strip())
-    return f"UNIQUE constraint failed: {named or diag.constraint_name or exc}"
-
-
-def migrate(url: str) -> dict[str, Any]:
-    """Create (or confirm) the colony schema in the database ``url`` names; refuse an unknown version.
-
-    Runs in one transaction under an advisory lock, so concurrent migrations are safe and a
-    failed one leaves nothing behind. A database of an older version is brought up to date
-    (:data:`~colony.storage.pg_schema.UPGRADES`). Returns ``{"database", "schema_version", "action"}``
-    with action ``created``, ``upgraded`` or ``current``.
-    """
-    psycopg, _ = _psycopg()
-    shown = redact_url(url)
-    try:
-        pg = psycopg.connect(url, autocommit=False, connect_timeout=int(CONNECT_TIMEOUT))
-    except psycopg.OperationalError as exc:
-        raise ValidationError("url", f"cannot connect to {shown} ({str(exc).strip()})", value=shown) from exc
-    with pg:
-        pg.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATE_KEY,))
-        if pg.execute("SELECT to_regclass('kernel_meta')").fetchone()[0] is not None:
-            row = pg.execute("SELECT value FROM kernel_meta WHERE key = 'schema_version'").fetchone()
-            stored = row[0] if row else None
-            if stored == SCHEMA_VERSION:
-                return {"database": shown, "schema_version": SCHEMA_VERSION, "action": "current"}
-            if stored not in UPGRADES:
-                raise ValidationError(
-                    "url",
-                    f"{shown} holds colony PostgreSQL schema {stored}; this colony knows {SCHEMA_VERSION} only",
-                    value=shown,
-                )
-            version = stored
-            while version != SCHEMA_VERSION:
-                pg.execute(UPGRADES[version])
-                version = str(int(version) + 1)
-            pg.execute("UPDATE kernel_meta SET value = %s WHERE key = 'schema_version'", (SCHEMA_VERSION,))
-            return {"database": shown, "schema_version": SCHEMA_VERSION, "action": "upgraded"}
-        try:
-            pg.execute(DDL)
-        except (psycopg.errors.DuplicateTable, psycopg.errors.DuplicateObject, psycopg.errors.DuplicateFunction) as exc:
-            raise ValidationError(
-                "url", f"{shown} already holds tables colony would create ({exc.diag.message_primary})"
-            ) from exc
-        pg.execute(
-            "INSERT INTO kernel_meta (key, value) VALUES ('schema_version', %s), ('version', '0'), ('tick', '0')",
-            (SCHEMA_VERSION,),
-        )
-    return {"database": shown, "schema_version": SCHEMA_VERSION, "action": "created"}

@@ -34,32 +34,15 @@ from colony.kernel.pheromone_store import Trace
 from colony.models import DecayRate
 from colony.storage.base import MetaRecords, trace_from_row, trace_row
 from colony.storage.lock import StateFileLock
+from colony.storage.schema import KERNEL, SQLITE_VERSION
+from colony.storage.sqlite_connection import connect
 
 __all__ = ["SCHEMA_VERSION", "StateDB", "StateLockedError"]
 
 # Bumped whenever a table changes shape; a state file of another version is refused, not misread.
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = SQLITE_VERSION
 
-_KERNEL_SCHEMA = """
-CREATE TABLE IF NOT EXISTS kernel_meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS kernel_traces (
-    location TEXT NOT NULL,
-    signal_type TEXT NOT NULL,
-    decay TEXT NOT NULL,
-    source TEXT NOT NULL,
-    base REAL NOT NULL,
-    t0 INTEGER NOT NULL,
-    expiry INTEGER NOT NULL,
-    last_reinforced REAL NOT NULL,
-    evidence_json TEXT,
-    unverified_base REAL,
-    unverified_t0 INTEGER,
-    PRIMARY KEY (location, signal_type)
-) WITHOUT ROWID;
-"""
+_KERNEL_SCHEMA = KERNEL.script("sqlite")
 
 
 class StateDB(MetaRecords):
@@ -99,7 +82,7 @@ class StateDB(MetaRecords):
             if self.persistent:
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
                 self._file_lock = StateFileLock.acquire(self.path, wait=wait_lock)  # before the file is read or written
-            self.conn = conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.conn = conn = connect(self.path, isolation_level=None, check_same_thread=False)
             self._ensured: set[str] = set()
             if self.persistent:
                 new = self._check_schema()
@@ -142,9 +125,7 @@ class StateDB(MetaRecords):
         db._depth, db._rollback_hooks, db._file_lock, db._ensured = 0, [], None, set()
         db._txn, db._single = _Transaction(db), _SingleStatement(db)
         try:
-            db.conn = sqlite3.connect(
-                f"file:{quote(str(p.resolve()))}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
-            )
+            db.conn = connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
             db.conn.execute("PRAGMA busy_timeout=5000")
             if db._check_schema():
                 db.conn.close()

@@ -95,7 +95,7 @@ def test_an_ed25519_ledger_from_another_process_verifies_with_the_public_key_onl
     run_writer(path, {"COLONY_ATTESTATION_ED25519_KEY": key.private_key_bytes().hex()}, "outcome")
     env = {k: v for k, v in os.environ.items() if not k.startswith("COLONY_ATTESTATION")}
     env["PYTHONPATH"] = str(ROOT)
-    verify = [sys.executable, "-m", "colony.attestation.verify", str(path)]
+    verify = [sys.executable, "-m", "colony.commands.ledger", str(path)]
 
     ok = subprocess.run(
         [*verify, "--public-key", key.public_key_bytes().hex()], env=env, capture_output=True, text=True, timeout=120

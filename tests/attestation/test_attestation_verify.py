@@ -10,7 +10,8 @@ import pytest
 from attestation_support import HMAC_KEY, OTHER_HMAC_KEY, run_to
 
 from colony.attestation import AttestationLedger, AttestedLifecycle, Ed25519Signer, HMACSigner
-from colony.attestation.verify import format_report, load_key, main, verify_ledger_file
+from colony.attestation.verify import format_report, load_key, verify_ledger_file
+from colony.commands.ledger import main
 from colony.errors import NotFoundError, ValidationError
 
 

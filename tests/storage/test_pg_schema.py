@@ -12,8 +12,9 @@ import pytest
 from colony.errors import ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.storage import redact_url
-from colony.storage.pg_schema import SCHEMA_VERSION, translate
+from colony.storage.dialect import translate
 from colony.storage.postgres import migrate
+from colony.storage.schema import POSTGRES_VERSION as SCHEMA_VERSION
 from tests.conftest import make_proposal
 from tests.pg_cluster import PgCluster
 
