@@ -89,3 +89,25 @@ def test_require_keys_names_unknown_keys_of_mixed_types():
     # mixed-type keys once raised TypeError from sorting the unknown keys
     with pytest.raises(ConfigError, match=r"unknown keys \[3, 'z'\]"):
         require_keys({"a": 1, 3: 2, "z": 0}, "section", ["a"], "policy.yaml")
+
+
+def test_colony_config_without_a_policy_falls_back_to_the_packaged_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "history.yaml").write_text("schema_version: 1\n")  # a folder that overrides another file only
+    monkeypatch.setenv("COLONY_CONFIG", str(tmp_path))
+    assert policy_path() == policy_path(Path(__file__).parents[1] / "colony" / "config")
+    assert load_policy() == parse_policy(_data())
+    with pytest.raises(ConfigError, match="cannot read"):  # an explicit directory must hold the file
+        load_policy(tmp_path)
+
+
+def test_errors_name_the_dotted_field_whatever_the_rule() -> None:
+    data = copy.deepcopy(_data())
+    data["trust"]["pass_delta"] = 0.0400001
+    with pytest.raises(ConfigError, match="whole number of trust units") as info:
+        parse_policy(data, source="p.yaml")
+    assert (info.value.key, info.value.path) == ("trust.pass_delta", "p.yaml")
+    data = copy.deepcopy(_data())
+    data["limits"] = [1]
+    with pytest.raises(ConfigError, match="expected a mapping, got list") as info:
+        parse_policy(data)
+    assert info.value.key == "limits"

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator
-from pydantic import ValidationError as PydanticValidationError
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, field_validator
 
+from colony.config import config_file
+from colony.config.validation import config_error
 from colony.errors import ConfigError
 from colony.history.labels import LabelRules
 from colony.history.rules import FIX_RULES
@@ -120,12 +121,7 @@ class HistoryConfig(_Model):
 
 def config_path(path: str | os.PathLike[str] | None = None) -> Path:
     """``path``, else ``$COLONY_CONFIG/history.yaml`` when it exists, else the packaged file."""
-    if path is not None:
-        return Path(path)
-    env = os.environ.get("COLONY_CONFIG")
-    if env and (Path(env) / HISTORY_FILE).is_file():
-        return Path(env) / HISTORY_FILE
-    return Path(__file__).resolve().parents[1] / "config" / HISTORY_FILE
+    return Path(path) if path is not None else config_file(HISTORY_FILE)
 
 
 def load_history_config(path: str | os.PathLike[str] | None = None) -> HistoryConfig:
@@ -139,8 +135,6 @@ def load_history_config(path: str | os.PathLike[str] | None = None) -> HistoryCo
     if not isinstance(data, dict):
         raise ConfigError("history", "must be a mapping", path=str(p))
     try:
-        return HistoryConfig(**data, sha256=hashlib.sha256(raw).hexdigest())
-    except PydanticValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(part) for part in first["loc"])
-        raise ConfigError(key, first["msg"], path=str(p)) from None
+        return HistoryConfig.model_validate({**data, "sha256": hashlib.sha256(raw).hexdigest()})
+    except ValidationError as exc:
+        raise config_error(exc, source=str(p), root="history") from None

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError, field_validator
 
+from colony.config.validation import config_error, nested
 from colony.errors import ConfigError
 
-__all__ = ["AdversarialSection", "TradeoffSection", "parse_section", "section_dict"]
+__all__ = ["AdversarialSection", "TradeoffSection", "parse_section", "section", "section_dict"]
 
 M = TypeVar("M", bound=BaseModel)
 Unit = Annotated[float, Field(gt=0.0, lt=1.0, allow_inf_nan=False)]
@@ -77,14 +78,33 @@ class AdversarialSection(_Section):
 def parse_section(model: type[M], data: Any, key: str, path: str) -> M:
     """Validate ``data`` (YAML lists become tuples) as ``model``; the first problem is a ConfigError naming its key."""
     if not isinstance(data, dict):
-        raise ConfigError(key, f"expected a mapping, got {type(data).__name__}", path=path)
-    plain = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        raise ConfigError(key, _not_a_mapping(data), path=path)
     try:
-        return model.model_validate(plain)
+        return _validate(model, data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"] if not isinstance(p, int))
-        raise ConfigError(f"{key}.{where}" if where else key, first["msg"].removeprefix("Value error, "), path=path) from None
+        raise config_error(exc, source=path, prefix=key, keep_indices=False) from None
+
+
+def section(model: type[M]) -> PlainValidator:
+    """Annotated metadata for a record's field that holds this section (its errors name the key below the field)."""
+
+    def validate(data: Any) -> M:
+        if not isinstance(data, dict):
+            raise ValueError(_not_a_mapping(data))
+        try:
+            return _validate(model, data)
+        except ValidationError as exc:
+            raise nested(exc, "") from None
+
+    return PlainValidator(validate)
+
+
+def _not_a_mapping(data: Any) -> str:
+    return f"expected a mapping, got {type(data).__name__}"
+
+
+def _validate(model: type[M], data: dict[str, Any]) -> M:
+    return model.model_validate({k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
 
 def section_dict(section: BaseModel) -> dict[str, Any]:

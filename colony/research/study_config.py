@@ -13,19 +13,20 @@ raises :class:`colony.errors.ConfigError` naming its key.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
-from dataclasses import dataclass
-from importlib import resources
+from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Self
 
-from colony.config import config_dir, read_yaml, replace_dotted, require_keys
-from colony.errors import ConfigError
+from pydantic import PlainValidator, TypeAdapter, ValidationError, model_validator
+
+from colony.config import config_file, read_yaml, replace_dotted
+from colony.config.validation import Exact, check, config_error, fail, key_problem, nested, plain, rule
 from colony.models import COST_FIELDS
-from colony.research.sections import AdversarialSection, TradeoffSection, parse_section, section_dict
-from colony.research.sweep_config import SweepSection, parse_sweep
+from colony.research.sections import AdversarialSection, TradeoffSection, section, section_dict
+from colony.research.sweep_config import SweepSection
 
 __all__ = [
     "CONDITION_NAMES",
@@ -42,103 +43,240 @@ CONDITION_NAMES = ("composite", "always_execute")  # required in every study (H1
 MISSING_ELEMENTS = ("rollback_plan", "evidence", "tests", "metrics")
 
 
+# ---------------------------------------------------------------------------------- field types
+def _whole(value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"expected an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"must be >= {minimum}, got {value}")
+    return value
+
+
+def _real(value: Any, low: float | None, high: float | None) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"expected a finite number, got {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"must be in [{low}, {high}], got {value!r}")
+    return float(value)
+
+
+def whole(minimum: int = 0) -> PlainValidator:
+    """Annotated metadata: an integer >= ``minimum`` (a bool is refused)."""
+    return PlainValidator(lambda v: _whole(v, minimum))
+
+
+def real(low: float | None = None, high: float | None = None) -> PlainValidator:
+    """Annotated metadata: a finite number in [``low``, ``high``] (None: unbounded)."""
+    return PlainValidator(lambda v: _real(v, low, high))
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return value
+
+
+Real = Annotated[float, real()]
+Share = Annotated[float, real(0.0, 1.0)]
+Ticks = Annotated[int, whole(1)]
+
+
+# ---------------------------------------------------------------------------------- sections
 @dataclass(frozen=True, slots=True)
-class StudySection:
-    runs: int
-    agents: int
-    items: int
-    warmup_ticks: int
-    items_per_tick: int
-    seed: int
-    clock_start: float
-    seconds_per_tick: float
-    max_drain_ticks: int
-    attestation: bool
+class StudySection(Exact):
+    runs: Ticks
+    agents: Ticks
+    items: Ticks
+    warmup_ticks: Annotated[int, whole()]
+    items_per_tick: Ticks
+    seed: Annotated[int, whole()]
+    clock_start: Real
+    seconds_per_tick: Annotated[float, real(0.0), rule(lambda v: v > 0, "must be > 0")]
+    max_drain_ticks: Annotated[int, whole()]
+    attestation: Annotated[bool, PlainValidator(_flag)]
 
 
 @dataclass(frozen=True, slots=True)
-class ActionType:
-    weight: float
-    logit: float
+class ActionType(Exact):
+    weight: Annotated[float, real(0.0)]
+    logit: Real
 
 
 @dataclass(frozen=True, slots=True)
-class GroundTruth:
-    intercept: float
-    fragile_target: float
-    incompetence: float
-    missing_element: float
+class GroundTruth(Exact):
+    intercept: Real
+    fragile_target: Real
+    incompetence: Real
+    missing_element: Real
+
+
+@cache
+def _action_adapter() -> TypeAdapter[ActionType]:
+    return TypeAdapter(ActionType)
+
+
+def _action_types(value: Any) -> tuple[tuple[str, ActionType], ...]:
+    if not isinstance(value, dict) or not value:
+        raise ValueError("expected a non-empty mapping")
+    actions = []
+    for name, spec in value.items():
+        check(isinstance(name, str) and bool(name.strip()), "", f"action names must be non-empty strings, got {name!r}")
+        try:
+            actions.append((name, _action_adapter().validate_python(spec)))
+        except ValidationError as exc:
+            raise nested(exc, name) from None
+    check(sum(a.weight for _, a in actions) > 0, "", "weights must not all be zero")
+    return tuple(actions)
+
+
+def _missing(value: Any) -> tuple[tuple[str, float], ...]:
+    problem = key_problem(value, MISSING_ELEMENTS)
+    check(problem is None, "", problem or "")
+    rates = []
+    for name in MISSING_ELEMENTS:
+        try:
+            rates.append((name, _real(value[name], 0.0, 1.0)))
+        except ValueError as exc:
+            raise fail(name, str(exc)) from None
+    return tuple(rates)
+
+
+def _cost(value: Any) -> tuple[tuple[str, float, float], ...]:
+    problem = key_problem(value, COST_FIELDS)
+    check(problem is None, "", problem or "")
+    cost = []
+    for name in COST_FIELDS:
+        pair = value[name]
+        check(isinstance(pair, list) and len(pair) == 2, name, f"expected [low, high], got {pair!r}")
+        try:
+            lo, hi = (_real(v, 0.0, None) for v in pair)
+        except ValueError as exc:
+            raise fail(name, str(exc)) from None
+        check(lo <= hi, name, f"low {lo} exceeds high {hi}")
+        check(name != "llm_calls" or (lo == int(lo) and hi == int(hi)), name, "llm_calls bounds must be whole numbers")
+        cost.append((name, lo, hi))
+    return tuple(cost)
+
+
+def _version(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"expected a non-empty string, got {value!r}")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
-class WorkloadSection:
-    version: str
-    targets: int
-    fragile_targets: int
-    fragile_share: float
-    zipf_exponent: float
-    competence_low: float
-    competence_high: float
-    action_types: tuple[tuple[str, ActionType], ...]
-    missing: tuple[tuple[str, float], ...]
+class WorkloadSection(Exact):
+    version: Annotated[str, PlainValidator(_version)]
+    targets: Annotated[int, whole(2)]
+    fragile_targets: Annotated[int, whole(1)]
+    fragile_share: Share
+    zipf_exponent: Annotated[float, real(0.0)]
+    competence_low: Share
+    competence_high: Share
+    action_types: Annotated[tuple[tuple[str, ActionType], ...], PlainValidator(_action_types)]
+    missing: Annotated[tuple[tuple[str, float], ...], PlainValidator(_missing)]
     ground_truth: GroundTruth
-    cost: tuple[tuple[str, float, float], ...]
+    cost: Annotated[tuple[tuple[str, float, float], ...], PlainValidator(_cost)]
+
+    @model_validator(mode="after")
+    def _rules(self) -> Self:
+        check(self.fragile_targets < self.targets, "fragile_targets", f"must be below workload.targets ({self.targets})")
+        check(self.competence_low <= self.competence_high, "competence_low", "must not exceed workload.competence_high")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        """The section in the YAML's own shape."""
+        return {
+            **plain(self),
+            "action_types": {name: {"weight": a.weight, "logit": a.logit} for name, a in self.action_types},
+            "missing": dict(self.missing),
+            "cost": {name: [low, high] for name, low, high in self.cost},
+        }
 
 
 @dataclass(frozen=True, slots=True)
-class CalibrationSection:
-    start_trust: float
-    trials: int
+class CalibrationSection(Exact):
+    start_trust: Share
+    trials: Annotated[int, whole()]
 
 
 @dataclass(frozen=True, slots=True)
-class LearnedSection:
-    training_runs: int
-    regularisation: float
+class LearnedSection(Exact):
+    training_runs: Ticks
+    regularisation: Annotated[float, real(1e-6)]
+
+
+def _order(value: Any) -> tuple[str, ...]:
+    if (
+        not isinstance(value, list)
+        or not all(isinstance(n, str) and n.strip() for n in value)
+        or len(set(value)) != len(value)
+        or not set(CONDITION_NAMES) <= set(value)
+        or value[0] != "composite"
+    ):
+        raise ValueError(
+            f"must list distinct condition names, composite first, including each of {list(CONDITION_NAMES)}; got {value!r}"
+        )
+    return tuple(value)
 
 
 @dataclass(frozen=True, slots=True)
-class ConditionsSection:
-    order: tuple[str, ...]
-    static_trust_threshold: float
-    hazard_only_ticks: int
+class ConditionsSection(Exact):
+    order: Annotated[tuple[str, ...], PlainValidator(_order)]
+    static_trust_threshold: Share
+    hazard_only_ticks: Ticks
     learned: LearnedSection
 
 
 @dataclass(frozen=True, slots=True)
-class HoldSection:
-    revision_delay_ticks: int
-    max_revisions: int
-    revision_cost: float
-    delay_cost_per_tick: float
-    max_wait_ticks: int
+class HoldSection(Exact):
+    revision_delay_ticks: Ticks
+    max_revisions: Annotated[int, whole()]
+    revision_cost: Annotated[float, real(0.0)]
+    delay_cost_per_tick: Annotated[float, real(0.0)]
+    max_wait_ticks: Ticks
 
 
 @dataclass(frozen=True, slots=True)
-class UtilitySection:
-    success: float
-    failure: float
-    not_executed: float
+class UtilitySection(Exact):
+    success: Real
+    failure: Real
+    not_executed: Real
+
+    @model_validator(mode="after")
+    def _rules(self) -> Self:
+        check(self.success >= self.not_executed >= self.failure, "", "need success >= not_executed >= failure")
+        return self
 
 
 @dataclass(frozen=True, slots=True)
-class ProbeSection:
-    trust: float
+class ProbeSection(Exact):
+    trust: Share
+
+
+def _levels(value: Any) -> tuple[float, ...]:
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"expected a non-empty list, got {value!r}")
+    levels = tuple(_real(v, 0.0, 1.0) for v in value)
+    if any(c <= 0 for c in levels):
+        raise ValueError("levels must be > 0")
+    return levels
 
 
 @dataclass(frozen=True, slots=True)
-class AnalysisSection:
-    bootstrap_samples: int
-    confidence: float
-    reliability_bins: int
-    coverage_levels: tuple[float, ...]
+class AnalysisSection(Exact):
+    bootstrap_samples: Annotated[int, whole(100)]
+    confidence: Annotated[float, real(0.5, 0.999)]
+    reliability_bins: Ticks
+    coverage_levels: Annotated[tuple[float, ...], PlainValidator(_levels)]
 
 
+# ---------------------------------------------------------------------------------- the study
 @dataclass(frozen=True, slots=True)
-class StudyConfig:
+class StudyConfig(Exact):
     """Every parameter of the synthetic study."""
 
-    schema_version: int
+    schema_version: Annotated[int, whole(1), rule(lambda v: v == 1, lambda v: f"unsupported research schema {v}; expected 1")]
     study: StudySection
     workload: WorkloadSection
     calibration: CalibrationSection
@@ -148,40 +286,17 @@ class StudyConfig:
     probe: ProbeSection
     analysis: AnalysisSection
     sweep: SweepSection
-    tradeoff: TradeoffSection
-    adversarial: AdversarialSection
+    tradeoff: Annotated[TradeoffSection, section(TradeoffSection)]
+    adversarial: Annotated[AdversarialSection, section(AdversarialSection)]
     source: str = "<data>"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-shaped parameters, in the YAML's own shape (the results record them)."""
-        w = self.workload
+        data = plain(self)
+        del data["source"]
         return {
-            "schema_version": self.schema_version,
-            "study": dataclasses.asdict(self.study),
-            "workload": {
-                "version": w.version,
-                "targets": w.targets,
-                "fragile_targets": w.fragile_targets,
-                "fragile_share": w.fragile_share,
-                "zipf_exponent": w.zipf_exponent,
-                "competence_low": w.competence_low,
-                "competence_high": w.competence_high,
-                "action_types": {name: {"weight": a.weight, "logit": a.logit} for name, a in w.action_types},
-                "missing": dict(w.missing),
-                "ground_truth": dataclasses.asdict(w.ground_truth),
-                "cost": {name: [low, high] for name, low, high in w.cost},
-            },
-            "calibration": dataclasses.asdict(self.calibration),
-            "conditions": {
-                "order": list(self.conditions.order),
-                "static_trust_threshold": self.conditions.static_trust_threshold,
-                "hazard_only_ticks": self.conditions.hazard_only_ticks,
-                "learned": dataclasses.asdict(self.conditions.learned),
-            },
-            "hold": dataclasses.asdict(self.hold),
-            "utility": dataclasses.asdict(self.utility),
-            "probe": dataclasses.asdict(self.probe),
-            "analysis": {**dataclasses.asdict(self.analysis), "coverage_levels": list(self.analysis.coverage_levels)},
+            **data,
+            "workload": self.workload.to_dict(),
             "sweep": self.sweep.to_dict(),
             "tradeoff": section_dict(self.tradeoff),
             "adversarial": section_dict(self.adversarial),
@@ -222,197 +337,22 @@ class StudyConfig:
         return parse_study_config(data, source=f"{self.source} (with {sorted(values)})")
 
 
-# ---------------------------------------------------------------------------------- parsing
-def _int(value: Any, key: str, path: str, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(key, f"expected an integer, got {value!r}", path=path)
-    if value < minimum:
-        raise ConfigError(key, f"must be >= {minimum}, got {value}", path=path)
-    return value
-
-
-def _float(value: Any, key: str, path: str, *, low: float | None = None, high: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ConfigError(key, f"expected a finite number, got {value!r}", path=path)
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise ConfigError(key, f"must be in [{low}, {high}], got {value!r}", path=path)
-    return float(value)
-
-
-def _section(cls: type, data: Any, key: str, path: str, checks: dict[str, dict[str, Any]]) -> Any:
-    names = tuple(f.name for f in dataclasses.fields(cls))
-    raw = require_keys(data, key, names, path)
-    values: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        bounds = checks.get(f.name, {})
-        if f.type in ("bool", bool):
-            if not isinstance(raw[f.name], bool):
-                raise ConfigError(f"{key}.{f.name}", f"expected true or false, got {raw[f.name]!r}", path=path)
-            values[f.name] = raw[f.name]
-        elif f.type in ("int", int):
-            values[f.name] = _int(raw[f.name], f"{key}.{f.name}", path, minimum=bounds.get("minimum", 0))
-        else:
-            values[f.name] = _float(raw[f.name], f"{key}.{f.name}", path, low=bounds.get("low"), high=bounds.get("high"))
-    return cls(**values)
-
-
-def _workload(data: Any, path: str) -> WorkloadSection:
-    key = "workload"
-    names = tuple(f.name for f in dataclasses.fields(WorkloadSection))
-    raw = require_keys(data, key, names, path)
-    version = raw["version"]
-    if not isinstance(version, str) or not version.strip():
-        raise ConfigError("workload.version", f"expected a non-empty string, got {version!r}", path=path)
-    targets = _int(raw["targets"], "workload.targets", path, minimum=2)
-    fragile = _int(raw["fragile_targets"], "workload.fragile_targets", path, minimum=1)
-    if fragile >= targets:
-        raise ConfigError("workload.fragile_targets", f"must be below workload.targets ({targets})", path=path)
-    low = _float(raw["competence_low"], "workload.competence_low", path, low=0.0, high=1.0)
-    high = _float(raw["competence_high"], "workload.competence_high", path, low=0.0, high=1.0)
-    if low > high:
-        raise ConfigError("workload.competence_low", "must not exceed workload.competence_high", path=path)
-    actions_raw = raw["action_types"]
-    if not isinstance(actions_raw, dict) or not actions_raw:
-        raise ConfigError("workload.action_types", "expected a non-empty mapping", path=path)
-    actions = []
-    for name, spec in actions_raw.items():
-        k = f"workload.action_types.{name}"
-        if not isinstance(name, str) or not name.strip():
-            raise ConfigError("workload.action_types", f"action names must be non-empty strings, got {name!r}", path=path)
-        s = require_keys(spec, k, ("weight", "logit"), path)
-        actions.append(
-            (name, ActionType(_float(s["weight"], f"{k}.weight", path, low=0.0), _float(s["logit"], f"{k}.logit", path)))
-        )
-    if sum(a.weight for _, a in actions) <= 0:
-        raise ConfigError("workload.action_types", "weights must not all be zero", path=path)
-    miss = require_keys(raw["missing"], "workload.missing", MISSING_ELEMENTS, path)
-    missing = tuple((n, _float(miss[n], f"workload.missing.{n}", path, low=0.0, high=1.0)) for n in MISSING_ELEMENTS)
-    gt = _section(GroundTruth, raw["ground_truth"], "workload.ground_truth", path, {})
-    cost_raw = require_keys(raw["cost"], "workload.cost", COST_FIELDS, path)
-    cost = []
-    for name in COST_FIELDS:
-        k = f"workload.cost.{name}"
-        pair = cost_raw[name]
-        if not isinstance(pair, list) or len(pair) != 2:
-            raise ConfigError(k, f"expected [low, high], got {pair!r}", path=path)
-        lo, hi = (_float(v, k, path, low=0.0) for v in pair)
-        if lo > hi:
-            raise ConfigError(k, f"low {lo} exceeds high {hi}", path=path)
-        if name == "llm_calls" and (lo != int(lo) or hi != int(hi)):
-            raise ConfigError(k, "llm_calls bounds must be whole numbers", path=path)
-        cost.append((name, lo, hi))
-    return WorkloadSection(
-        version=version,
-        targets=targets,
-        fragile_targets=fragile,
-        fragile_share=_float(raw["fragile_share"], "workload.fragile_share", path, low=0.0, high=1.0),
-        zipf_exponent=_float(raw["zipf_exponent"], "workload.zipf_exponent", path, low=0.0),
-        competence_low=low,
-        competence_high=high,
-        action_types=tuple(actions),
-        missing=missing,
-        ground_truth=gt,
-        cost=tuple(cost),
-    )
+@cache
+def _adapter() -> TypeAdapter[StudyConfig]:
+    return TypeAdapter(StudyConfig)
 
 
 def parse_study_config(data: Any, *, source: str = "<data>") -> StudyConfig:
     """Build and validate a :class:`StudyConfig` from already-parsed YAML data."""
-    names = tuple(f.name for f in dataclasses.fields(StudyConfig) if f.name != "source")
-    raw = require_keys(data, "research", names, source)
-    schema = _int(raw["schema_version"], "schema_version", source, minimum=1)
-    if schema != 1:
-        raise ConfigError("schema_version", f"unsupported research schema {schema}; expected 1", path=source)
-    study = _section(
-        StudySection,
-        raw["study"],
-        "study",
-        source,
-        {
-            "runs": {"minimum": 1},
-            "agents": {"minimum": 1},
-            "items": {"minimum": 1},
-            "items_per_tick": {"minimum": 1},
-            "seconds_per_tick": {"low": 0.0},
-        },
-    )
-    if study.seconds_per_tick <= 0:
-        raise ConfigError("study.seconds_per_tick", "must be > 0", path=source)
-    calibration = _section(
-        CalibrationSection, raw["calibration"], "calibration", source, {"start_trust": {"low": 0.0, "high": 1.0}}
-    )
-    cond = require_keys(
-        raw["conditions"], "conditions", ("order", "static_trust_threshold", "hazard_only_ticks", "learned"), source
-    )
-    order = cond["order"]
-    if (
-        not isinstance(order, list)
-        or not all(isinstance(n, str) and n.strip() for n in order)
-        or len(set(order)) != len(order)
-        or not set(CONDITION_NAMES) <= set(order)
-        or order[0] != "composite"
-    ):
-        raise ConfigError(
-            "conditions.order",
-            f"must list distinct condition names, composite first, including each of {list(CONDITION_NAMES)}; got {order!r}",
-            path=source,
-        )
-    learned = _section(
-        LearnedSection,
-        cond["learned"],
-        "conditions.learned",
-        source,
-        {"training_runs": {"minimum": 1}, "regularisation": {"low": 1e-6}},
-    )
-    conditions = ConditionsSection(
-        tuple(order),
-        _float(cond["static_trust_threshold"], "conditions.static_trust_threshold", source, low=0.0, high=1.0),
-        _int(cond["hazard_only_ticks"], "conditions.hazard_only_ticks", source, minimum=1),
-        learned,
-    )
-    hold = _section(
-        HoldSection,
-        raw["hold"],
-        "hold",
-        source,
-        {
-            "revision_cost": {"low": 0.0},
-            "delay_cost_per_tick": {"low": 0.0},
-            "revision_delay_ticks": {"minimum": 1},
-            "max_wait_ticks": {"minimum": 1},
-        },
-    )
-    utility = _section(UtilitySection, raw["utility"], "utility", source, {})
-    if not utility.success >= utility.not_executed >= utility.failure:
-        raise ConfigError("utility", "need success >= not_executed >= failure", path=source)
-    probe = _section(ProbeSection, raw["probe"], "probe", source, {"trust": {"low": 0.0, "high": 1.0}})
-    an = require_keys(raw["analysis"], "analysis", tuple(f.name for f in dataclasses.fields(AnalysisSection)), source)
-    levels = an["coverage_levels"]
-    if not isinstance(levels, list) or not levels:
-        raise ConfigError("analysis.coverage_levels", f"expected a non-empty list, got {levels!r}", path=source)
-    analysis = AnalysisSection(
-        bootstrap_samples=_int(an["bootstrap_samples"], "analysis.bootstrap_samples", source, minimum=100),
-        confidence=_float(an["confidence"], "analysis.confidence", source, low=0.5, high=0.999),
-        reliability_bins=_int(an["reliability_bins"], "analysis.reliability_bins", source, minimum=1),
-        coverage_levels=tuple(_float(v, "analysis.coverage_levels", source, low=0.0, high=1.0) for v in levels),
-    )
-    if any(c <= 0 for c in analysis.coverage_levels):
-        raise ConfigError("analysis.coverage_levels", "levels must be > 0", path=source)
-    sweep = parse_sweep(raw["sweep"], source)
-    tradeoff = parse_section(TradeoffSection, raw["tradeoff"], "tradeoff", source)
-    adversarial = parse_section(AdversarialSection, raw["adversarial"], "adversarial", source)
-    return StudyConfig(schema, study, _workload(raw["workload"], source), calibration, conditions, hold, utility, probe,
-                       analysis, sweep, tradeoff, adversarial, source)  # fmt: skip
+    try:
+        return replace(_adapter().validate_python(data), source=source)
+    except ValidationError as exc:
+        raise config_error(exc, source=source, root="research", keep_indices=False) from None
 
 
 def study_config_path(path: str | os.PathLike[str] | None = None) -> Path:
     """The research file :func:`load_study_config` reads: ``path``, ``$COLONY_CONFIG/research.yaml``, or the package's."""
-    if path is not None:
-        return Path(path)
-    override = config_dir()
-    if override is not None and (override / RESEARCH_FILE).is_file():
-        return override / RESEARCH_FILE
-    return Path(str(resources.files("colony") / "config" / RESEARCH_FILE))
+    return Path(path) if path is not None else config_file(RESEARCH_FILE)
 
 
 def load_study_config(path: str | os.PathLike[str] | None = None) -> StudyConfig:

@@ -1,4 +1,4 @@
-"""The ``sweep`` section of ``research.yaml``: the sensitivity grid, parsed and validated.
+"""The ``sweep`` section of ``research.yaml``: the sensitivity grid, validated by pydantic.
 
 A *setting* is a name and the parameters it changes: dotted research keys
 (``workload.ground_truth.fragile_target``) or policy keys prefixed ``policy.``
@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Self
 
-from colony.config import Policy, parse_policy, replace_dotted, require_keys
+from pydantic import PlainValidator, model_validator
+
+from colony.config import Policy, parse_policy, replace_dotted
+from colony.config.validation import Exact, check, key_problem
 from colony.errors import ConfigError
 
-__all__ = ["SweepSection", "SweepSetting", "parse_sweep", "policy_with_values"]
+__all__ = ["SweepReduced", "SweepSection", "SweepSetting", "policy_with_values"]
 
 
 def policy_with_values(policy: Policy, values: dict[str, Any], *, source: str) -> Policy:
@@ -44,17 +47,84 @@ class SweepSetting:
         return {"name": self.name, "set": dict(self.values)}
 
 
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"expected an integer >= 1, got {value!r}")
+    return value
+
+
+def _conditions(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or "composite" not in value or "always_execute" not in value:
+        raise ValueError(f"must list conditions including composite and always_execute, got {value!r}")
+    return tuple(value)
+
+
+def _finite(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+def _grid(value: Any) -> tuple[SweepSetting, ...]:
+    if not isinstance(value, list) or not value:
+        raise ValueError("expected a non-empty list of settings")
+    grid = []
+    for i, entry in enumerate(value):
+        problem = key_problem(entry, ("name", "set"))
+        check(problem is None, f"[{i}]", problem or "")
+        name, values = entry["name"], entry["set"]
+        check(
+            isinstance(name, str) and bool(name.strip()) and isinstance(values, dict),
+            f"[{i}]",
+            "needs a name and a mapping 'set'",
+        )
+        for k, v in values.items():
+            check(_finite(v), f"[{i}].set.{k}", f"expected a finite number, got {v!r}")
+        grid.append(SweepSetting(name, tuple((str(k), float(v) if isinstance(v, float) else v) for k, v in values.items())))
+    names = [s.name for s in grid]
+    distinct = len(set(names)) == len(names) and names[0] == "default" and not grid[0].values
+    check(distinct, "", "setting names must be distinct and the first must be 'default' with no changes")
+    return tuple(grid)
+
+
+Runs = Annotated[int, PlainValidator(_count)]
+
+
 @dataclass(frozen=True, slots=True)
-class SweepSection:
+class SweepReduced(Exact):
+    """The reduced grid: smaller counts and a subset of the settings."""
+
+    seeds: Runs
+    runs: Runs
+    names: Annotated[tuple[str, ...], PlainValidator(lambda v: tuple(v) if isinstance(v, list) else v)]
+
+
+@dataclass(frozen=True, slots=True)
+class SweepSection(Exact):
     """The full grid and the reduced one."""
 
-    seeds: int
-    runs: int
-    conditions: tuple[str, ...]
-    grid: tuple[SweepSetting, ...]
-    reduced_seeds: int
-    reduced_runs: int
-    reduced_names: tuple[str, ...]
+    seeds: Runs
+    runs: Runs
+    conditions: Annotated[tuple[str, ...], PlainValidator(_conditions)]
+    grid: Annotated[tuple[SweepSetting, ...], PlainValidator(_grid)]
+    reduced: SweepReduced
+
+    @model_validator(mode="after")
+    def _reduced_names(self) -> Self:
+        names = self.reduced.names
+        known = isinstance(names, tuple) and set(names) <= {s.name for s in self.grid} and "default" in names
+        check(known, "reduced.names", f"must name grid settings, default included; got {_listed(names)!r}")
+        return self
+
+    @property
+    def reduced_seeds(self) -> int:
+        return self.reduced.seeds
+
+    @property
+    def reduced_runs(self) -> int:
+        return self.reduced.runs
+
+    @property
+    def reduced_names(self) -> tuple[str, ...]:
+        return self.reduced.names
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -62,7 +132,7 @@ class SweepSection:
             "runs": self.runs,
             "conditions": list(self.conditions),
             "grid": [s.to_dict() for s in self.grid],
-            "reduced": {"seeds": self.reduced_seeds, "runs": self.reduced_runs, "names": list(self.reduced_names)},
+            "reduced": {"seeds": self.reduced.seeds, "runs": self.reduced.runs, "names": list(self.reduced.names)},
         }
 
     def settings(self, grid: str) -> tuple[SweepSetting, ...]:
@@ -70,52 +140,9 @@ class SweepSection:
         if grid == "full":
             return self.grid
         if grid == "reduced":
-            return tuple(s for s in self.grid if s.name in self.reduced_names)
+            return tuple(s for s in self.grid if s.name in self.reduced.names)
         raise ConfigError("grid", f"must be 'full' or 'reduced', got {grid!r}")
 
 
-def _count(value: Any, key: str, path: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(key, f"expected an integer >= {minimum}, got {value!r}", path=path)
-    return value
-
-
-def parse_sweep(data: Any, path: str) -> SweepSection:
-    """Validate the ``sweep`` mapping."""
-    raw = require_keys(data, "sweep", ("seeds", "runs", "conditions", "grid", "reduced"), path)
-    conditions = raw["conditions"]
-    if not isinstance(conditions, list) or "composite" not in conditions or "always_execute" not in conditions:
-        raise ConfigError(
-            "sweep.conditions", f"must list conditions including composite and always_execute, got {conditions!r}", path=path
-        )
-    grid_raw = raw["grid"]
-    if not isinstance(grid_raw, list) or not grid_raw:
-        raise ConfigError("sweep.grid", "expected a non-empty list of settings", path=path)
-    grid = []
-    for i, entry in enumerate(grid_raw):
-        item = require_keys(entry, f"sweep.grid[{i}]", ("name", "set"), path)
-        name, values = item["name"], item["set"]
-        if not isinstance(name, str) or not name.strip() or not isinstance(values, dict):
-            raise ConfigError(f"sweep.grid[{i}]", "needs a name and a mapping 'set'", path=path)
-        for k, v in values.items():
-            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-                raise ConfigError(f"sweep.grid[{i}].set.{k}", f"expected a finite number, got {v!r}", path=path)
-        grid.append(SweepSetting(name, tuple((str(k), float(v) if isinstance(v, float) else v) for k, v in values.items())))
-    names = [s.name for s in grid]
-    if len(set(names)) != len(names) or names[0] != "default" or grid[0].values:
-        raise ConfigError(
-            "sweep.grid", "setting names must be distinct and the first must be 'default' with no changes", path=path
-        )
-    red = require_keys(raw["reduced"], "sweep.reduced", ("seeds", "runs", "names"), path)
-    reduced_names = red["names"]
-    if not isinstance(reduced_names, list) or not set(reduced_names) <= set(names) or "default" not in reduced_names:
-        raise ConfigError("sweep.reduced.names", f"must name grid settings, default included; got {reduced_names!r}", path=path)
-    return SweepSection(
-        seeds=_count(raw["seeds"], "sweep.seeds", path, 1),
-        runs=_count(raw["runs"], "sweep.runs", path, 1),
-        conditions=tuple(conditions),
-        grid=tuple(grid),
-        reduced_seeds=_count(red["seeds"], "sweep.reduced.seeds", path, 1),
-        reduced_runs=_count(red["runs"], "sweep.reduced.runs", path, 1),
-        reduced_names=tuple(reduced_names),
-    )
+def _listed(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value

@@ -27,10 +27,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, model_validator
-from pydantic import ValidationError as PydanticValidationError
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, ValidationError, model_validator
 
 from colony.config import read_yaml
+from colony.config.validation import config_error
 from colony.errors import ConfigError
 
 __all__ = [
@@ -206,13 +206,6 @@ def _expand_upstream(name: str, raw: Any, source: str) -> Any:
     return out
 
 
-def _first_error(exc: PydanticValidationError, source: str) -> ConfigError:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"])
-    message = str(err["msg"]).removeprefix("Value error, ")
-    return ConfigError(f"gateway.{where}" if where else "gateway", message, path=source)
-
-
 def parse_gateway_config(data: Any, *, source: str = "<data>") -> GatewayConfig:
     """Validate already-parsed YAML; the first problem is a ConfigError naming its key."""
     if not isinstance(data, Mapping):
@@ -231,8 +224,8 @@ def parse_gateway_config(data: Any, *, source: str = "<data>") -> GatewayConfig:
             raise ConfigError(f"gateway.upstreams.{name}.url", "must be an http:// or https:// URL", path=source)
     try:
         return GatewayConfig.model_validate(raw)
-    except PydanticValidationError as exc:
-        raise _first_error(exc, source) from None
+    except ValidationError as exc:
+        raise config_error(exc, source=source, prefix="gateway") from None
 
 
 def load_gateway_config(path: str | os.PathLike[str]) -> GatewayConfig:
