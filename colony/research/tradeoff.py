@@ -40,11 +40,12 @@ import numpy as np
 from colony.config import Policy, default_policy
 from colony.distributed import map_ordered
 from colony.errors import ValidationError
-from colony.research.conditions import Condition, break_even, build_condition
+from colony.research.condition_runner import run_condition
+from colony.research.conditions import Condition, break_even
 from colony.research.metrics import percentile_interval, resample_counts
 from colony.research.oracle import OutcomeOracle
 from colony.research.outcomes import COUNT_FIELDS, run_counts, study_dispositions
-from colony.research.runner import run_condition
+from colony.research.registry import build_condition
 from colony.research.seeding import json_sha256
 from colony.research.study_config import StudyConfig
 from colony.research.sweep_config import policy_with_values
