@@ -14,8 +14,8 @@ from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.storage import redact_url
 from colony.storage.pg_schema import SCHEMA_VERSION, translate
 from colony.storage.postgres import migrate
+from testkit.pg_cluster import PgCluster
 from tests.conftest import make_proposal
-from tests.pg_cluster import PgCluster
 
 ROOT = Path(__file__).resolve().parents[2]
 
