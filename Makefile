@@ -33,7 +33,7 @@ bench: $(STAMP)
 # the full sensitivity sweep of the synthetic study (Dask LocalCluster; SCHEDULER=ADDRESS for a real cluster);
 # writes output/benchmarks/sweep.json, which the build reads instead of running its reduced grid
 sweep: $(STAMP)
-	$(PY) -m colony.cli benchmark sweep $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
+	$(PY) -m colony.cli study sweep $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 lock:
 	$(PYTHON) -m uv pip compile --universal --python-version 3.11 --extra all --extra dev pyproject.toml -o requirements.lock

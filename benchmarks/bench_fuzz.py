@@ -15,7 +15,7 @@ import sys
 import time
 
 from benchmarks.common import write_artefact
-from benchmarks.fuzz_http import run_fuzz
+from testkit.fuzz_http import run_fuzz
 
 
 def main(argv: list[str]) -> int:

@@ -40,6 +40,7 @@ from benchmarks import mcp_breakdown as B
 from benchmarks import mcp_http as H
 from benchmarks.common import summary_us, write_artefact
 from colony.server import build_server
+from testkit import mcp_http as K
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS_MS = {"in_memory": 1.0, "stdio": 2.5, "http": 2.0}
@@ -157,9 +158,9 @@ async def _mixed(url: str, n: int, token: str, calls: int, samples: list[float])
 async def bench_http(clients: int, calls: int, n_latency: int) -> dict[str, Any]:
     """SDK clients over HTTP, each with its own registered token (the bench agent is an operator: it ticks)."""
     names = [f"http-bench-{i}" for i in range(clients)]
-    state, tokens = H.registered_state(*names, operators=("bench-agent",))
+    state, tokens = K.registered_state(*names, operators=("bench-agent",))
     operator = tokens["bench-agent"]
-    server = H.start_server("--state", str(state), token=None)
+    server = K.start_server("--state", str(state), token=None)
     url = server.url
     assert url is not None  # start_server returns only once the server announced it
     try:
@@ -188,8 +189,8 @@ async def bench_http(clients: int, calls: int, n_latency: int) -> dict[str, Any]
 def bench_server_capacity(clients: int, calls: int) -> dict[str, Any]:
     """The server alone: lean protocol-level clients (one keep-alive POST per call), one and ``clients`` at once."""
     names = [f"lean-{i}" for i in range(clients)]
-    state, tokens = H.registered_state(*names)
-    server = H.start_server("--state", str(state), token=None)
+    state, tokens = K.registered_state(*names)
+    server = K.start_server("--state", str(state), token=None)
     try:
         single = H.lean_run(server, [tokens[names[0]]], calls)
         concurrent = H.lean_run(server, [tokens[n] for n in names], calls)
@@ -200,7 +201,7 @@ def bench_server_capacity(clients: int, calls: int) -> dict[str, Any]:
 
 def bench_failed_auth(seconds: float) -> dict[str, Any]:
     """Wrong bearer tokens from one client as fast as it can: how many are even looked at."""
-    server = H.start_server()
+    server = K.start_server()
     try:
         return asyncio.run(H.unauthenticated_attempts(server, seconds))
     finally:

@@ -27,9 +27,9 @@ from typing import Any
 
 from benchmarks.bench_kernel import proposal
 from benchmarks.common import BASELINES, load_average, repeated_us, write_artefact
-from benchmarks.storage_load import agents, run_load, start_servers
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.models import DecayRate, SignalSource, SignalType
+from testkit.storage_load import agents, run_load, start_servers
 
 TARGETS = {"pg_propose_p50_us": 1000.0, "sqlite_regression_factor": 1.10}
 CONTRIBUTORS = (10, 100, 1_000, 4_000, 16_000)
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     import psycopg
 
     from colony.storage.postgres import migrate
-    from tests.pg_cluster import PgCluster, PgUnavailable
+    from testkit.pg_cluster import PgCluster, PgUnavailable
 
     n = 300 if args.quick else 1500
     counts = CONTRIBUTORS[:3] if args.quick else CONTRIBUTORS

@@ -21,13 +21,13 @@ from typing import Any
 
 import anyio
 
-from benchmarks.mcp_http import PROTOCOL, ROOT, TOKEN, _rpc_body, propose_args
 from colony.mcp import auth, http
 from colony.mcp.access import AccessPolicy
 from colony.mcp.agents import AgentRegistry
 from colony.mcp.ratelimit import LimitFailedAuth
 from colony.mcp.toolset import ColonyTools
 from colony.server import build_server
+from testkit.mcp_http import PROTOCOL, ROOT, TOKEN, propose_args, rpc_body
 
 __all__ = ["auth_cost", "breakdown", "hot_spots"]
 
@@ -45,7 +45,7 @@ def _asgi_post(app: Any, token: str | None) -> Callable[[int, dict[str, Any]], A
         base.append((b"authorization", f"Bearer {token}".encode()))
 
     async def post(i: int, arguments: dict[str, Any]) -> None:
-        body = _rpc_body(i, "colony_propose_action", arguments)
+        body = rpc_body(i, "colony_propose_action", arguments)
         scope = {
             "type": "http",
             "asgi": {"version": "3.0"},

@@ -3,8 +3,8 @@
 * the notebook batch runner: ``python -m <package>.notebooks run --output-dir output/notebooks``
   (when ``<package>/notebooks.py`` or a ``notebooks`` package with ``__main__`` exists);
 * the research study with its trade-off curves and adversarial workloads:
-  ``python -m <package>.cli benchmark run --tradeoff --adversarial`` → ``output/research/``;
-* the sensitivity sweep's reduced grid, when no full result exists: ``... benchmark sweep --grid reduced --if-no-full``;
+  ``python -m <package>.cli study run --tradeoff --adversarial`` → ``output/research/``;
+* the sensitivity sweep's reduced grid, when no full result exists: ``... study sweep --grid reduced --if-no-full``;
 * the real-history study: ``python -m <package>.cli history study`` → ``output/history/study.json``
   (when ``<package>/history/study.py`` and ``data/history/`` exist; a dataset that does not match its
   manifest stops the build);
@@ -62,7 +62,7 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
             sys.executable,
             "-m",
             f"{c.package}.cli",
-            "benchmark",
+            "study",
             "run",
             "--quiet",
             "--parallel",
@@ -82,7 +82,7 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
             sys.executable,
             "-m",
             f"{c.package}.cli",
-            "benchmark",
+            "study",
             "sweep",
             "--grid",
             "reduced",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pg_cluster import REQUIRE_ENV, PgCluster, PgUnavailable
+from testkit.pg_cluster import REQUIRE_ENV, PgCluster, PgUnavailable
 
 TEMPLATE = "colony_template"
 _names = itertools.count()

@@ -57,7 +57,8 @@ _MODULES = {
 _COMMANDS = {
     "mcp": "an MCP server",
     "gateway": "an MCP gateway",
-    "benchmark": "the research pipeline",
+    "study": "the research pipeline",
+    "benchmark": "the research pipeline",  # the deprecated name of `colony study`
     "notebooks": "a notebook batch",
     "run": "a build workflow",
     "history": "the history pipeline",

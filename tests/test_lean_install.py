@@ -81,9 +81,9 @@ async def test_the_core_install_serves_mcp(lean: Path) -> None:
 
 
 def test_a_command_needing_an_extra_names_it(lean: Path) -> None:
-    ran = _run(lean / "colony", "benchmark", "run", "--runs", "1", "--quiet")
+    ran = _run(lean / "colony", "study", "run", "--runs", "1", "--quiet")
     assert ran.returncode == 2 and "Traceback" not in ran.stderr
-    assert "colony benchmark: needs the 'research' extra (numpy is not installed): pip install 'colony[research]'" in ran.stderr
+    assert "colony study: needs the 'research' extra (numpy is not installed): pip install 'colony[research]'" in ran.stderr
     doctor = _run(lean / "colony", "doctor", "--project", ROOT)
     assert "Jupyter is not installed (the 'notebooks' extra)" in doctor.stdout + doctor.stderr
 

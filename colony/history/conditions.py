@@ -28,7 +28,8 @@ from colony.errors import ValidationError
 from colony.history.config import HistoryConfig
 from colony.history.jit import feature_matrix, online_scores
 from colony.models import GateDecision, GateResult
-from colony.research.conditions import Condition, DecisionContext, build_conditions
+from colony.research.conditions import Condition, DecisionContext
+from colony.research.registry import build_conditions
 from colony.research.study_config import load_study_config
 
 __all__ = [

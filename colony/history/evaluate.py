@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 
 from colony.config import Policy
+from colony.evaluation.ranking import auc, curve, effort_recall, operating
 from colony.history.conditions import ScoreContext, build_history_conditions
 from colony.history.config import HistoryConfig
 from colony.history.jit import cross_validated_auc, feature_matrix
 from colony.history.labels import LabelRules, derive_labels
-from colony.history.metrics import auc, curve, effort_recall, operating
 from colony.history.replay import ReplaySettings, replay
 
 __all__ = ["Evaluation", "evaluate"]

@@ -17,17 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from colony.evaluation.bootstrap import block_weights, bootstrap_summary
+from colony.evaluation.holm import holm
+from colony.evaluation.ranking import auc, weighted_auc
 from colony.history.config import HistoryConfig
-from colony.history.metrics import auc
-from colony.history.stats import (
-    block_weights,
-    bootstrap_summary,
-    holm,
-    mh_log_odds,
-    size_strata,
-    weighted_auc,
-    weighted_mh_log_odds,
-)
+from colony.history.matched_odds import mh_log_odds, size_strata, weighted_mh_log_odds
 
 __all__ = ["HYPOTHESES", "repository_result", "test_hypotheses"]
 
@@ -97,7 +91,7 @@ def test_hypotheses(arrays_by_repo: dict[str, dict[str, Any]], cfg: HistoryConfi
             else:
                 auc_intervals.setdefault(scope, {})[name.split(":", 1)[1]] = summary
     usable = [t for t in tests if t["p"] is not None]
-    adjusted = holm([t["p"] for t in usable])
+    adjusted = [round(p, 12) for p in holm([t["p"] for t in usable])]
     for t, p in zip(usable, adjusted, strict=True):
         t["p_holm"] = p
         t["reject"] = p < st.alpha

@@ -30,7 +30,8 @@ from colony.history.dataset import dataset_paths, read_records, verify_dataset
 __all__ = ["Variant", "run_study", "task_key", "variants"]
 
 _ROOT = Path(__file__).resolve().parents[1]
-_CODE = ("history/*.py", "*.py", "falsification/*.py", "research/conditions.py", "research/study_config.py", "config/*.yaml")
+_CODE = ("history/*.py", "*.py", "kernel/*.py", "evaluation/*.py", "falsification/*.py", "research/conditions.py",
+         "research/registry.py", "research/study_config.py", "config/*.yaml")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

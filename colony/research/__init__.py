@@ -3,11 +3,13 @@
 * :mod:`~colony.research.study_config` — the study's parameters (``colony/config/research.yaml``);
 * :mod:`~colony.research.workload` — the versioned, seeded synthetic workload with hidden ground truth;
 * :mod:`~colony.research.oracle` — the independent outcome oracle;
-* :mod:`~colony.research.conditions` — the conditions registry: composite, baselines, oracle ceiling, learned
-  policy (:mod:`~colony.research.learned`) and ablations (:mod:`~colony.research.ablations`);
+* :mod:`~colony.research.conditions` — the conditions' protocol, the composite, baselines and oracle ceiling; the
+  learned policy (:mod:`~colony.research.learned`) and ablations (:mod:`~colony.research.ablations`);
+  :mod:`~colony.research.registry` names every built-in in one table;
 * :mod:`~colony.research.tradeoff`, :mod:`~colony.research.adversarial_study`, :mod:`~colony.research.sweep` —
   trade-off curves, adversarial workloads and the sensitivity sweep;
-* :mod:`~colony.research.runner` / :mod:`~colony.research.study` — running it, writing its artefacts;
+* :mod:`~colony.research.condition_runner` / :mod:`~colony.research.runner` / :mod:`~colony.research.study` — one
+  condition over one run, every condition over one run, the whole study and its artefacts (:mod:`~colony.research.trace`);
 * :mod:`~colony.research.metrics`, :mod:`~colony.research.outcomes`, :mod:`~colony.research.analysis`,
   :mod:`~colony.research.hypotheses` — rates with denominators, paired bootstrap intervals, H1–H4;
 * :mod:`~colony.research.reference_gate`, :mod:`~colony.research.differential`,
@@ -37,7 +39,7 @@ _EXPORTS = {
     "StudyOutputs": "colony.research.study",
     "Workload": "colony.research.workload",
     "analyze": "colony.research.analysis",
-    "build_conditions": "colony.research.conditions",
+    "build_conditions": "colony.research.registry",
     "check_obligations": "colony.research.formal",
     "differential_test": "colony.research.differential",
     "generate_workload": "colony.research.workload",
@@ -46,7 +48,7 @@ _EXPORTS = {
     "parse_study_config": "colony.research.study_config",
     "policy_invariants": "colony.research.invariants",
     "read_traces": "colony.research.study",
-    "register_condition": "colony.research.conditions",
+    "register_condition": "colony.research.registry",
     "run_study": "colony.research.study",
     "write_workload": "colony.research.workload",
     "z3_available": "colony.research.formal",

@@ -38,10 +38,10 @@ from colony.config import Policy
 from colony.errors import ValidationError
 from colony.kernel.actuation_gate import GateInputs
 from colony.models import GateDecision, GateResult
-from colony.research.conditions import ConditionFactory, DecisionContext, needs_from_result, register_condition
+from colony.research.conditions import ConditionFactory, DecisionContext, needs_from_result
 from colony.research.study_config import StudyConfig
 
-__all__ = ["ABLATIONS", "Ablation"]
+__all__ = ["ABLATIONS", "Ablation", "ablation"]
 
 Change = Callable[[GateInputs, DecisionContext], GateInputs]
 
@@ -101,12 +101,13 @@ ABLATIONS: dict[str, tuple[str, Callable[[Policy], Change]]] = {
 }
 
 
-def _factory(name: str, text: str, make: Callable[[Policy], Change]) -> ConditionFactory:
+def ablation(name: str) -> ConditionFactory:
+    """The condition factory of the ablation ``name`` (one of :data:`ABLATIONS`)."""
+    if name not in ABLATIONS:
+        raise ValidationError("name", f"unknown ablation {name!r}; known: {sorted(ABLATIONS)}", value=name)
+    text, make = ABLATIONS[name]
+
     def build(cfg: StudyConfig, policy: Policy) -> Ablation:
         return Ablation(name, text, make(policy))
 
     return build
-
-
-for _name, (_text, _make) in ABLATIONS.items():
-    register_condition(_name, _factory(_name, _text, _make))

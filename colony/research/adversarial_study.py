@@ -34,9 +34,10 @@ from typing import Any
 from colony.config import Policy, default_policy
 from colony.distributed import map_ordered
 from colony.research.adversarial import boilerplate, misreporting, sybil_flood, trust_farming, victim_target
-from colony.research.conditions import Condition, build_condition
+from colony.research.conditions import Condition
 from colony.research.metrics import paired_bootstrap
 from colony.research.outcomes import study_dispositions
+from colony.research.registry import build_condition
 from colony.research.runner import run_one
 from colony.research.seeding import json_sha256
 from colony.research.study_config import StudyConfig

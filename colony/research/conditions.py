@@ -1,4 +1,4 @@
-"""The study's conditions as policy adapters behind one interface (paper §4.1.1), and their registry.
+"""The study's conditions as policy adapters behind one interface (paper §4.1.1): the protocol and the baselines.
 
 Every condition runs the same kernel pipeline on the same ordered workload: the proposal
 goes through ``ColonyKernel.propose_action`` (so trust, role, budget and pressure evolve
@@ -14,18 +14,17 @@ condition's adapter turns a :class:`DecisionContext` into the decision that is a
   the break-even point the utility weights set, else REFUSE (no real policy can see it);
 * ``hazard_only`` — HOLD when a failure was reported at the target in the last k ticks;
 * ``learned`` (:mod:`~colony.research.learned`) and the composite ablations
-  (:mod:`~colony.research.ablations`) register themselves the same way.
+  (:mod:`~colony.research.ablations`) implement the same protocol.
 
-Adapters are pure: they read the context and nothing else. A factory receives the study
-parameters and the policy in force and returns a condition; :func:`register_condition`
-adds one, and the runner never learns their names.
+Adapters are pure: they read the context and nothing else. :mod:`colony.research.registry`
+names every built-in condition in one table (a factory receives the study parameters and the
+policy in force and returns a condition), so the runner never learns their names.
 
->>> from colony.config import default_policy
 >>> from colony.models import GateDecision, GateResult
 >>> from colony.research.study_config import load_study_config
 >>> ctx = DecisionContext(GateResult(GateDecision.HOLD, 0.725, "hazard"), trust=0.55, budget_ok=True, p_fail=0.1)
 >>> cfg = load_study_config()
->>> [build_condition(n, cfg, default_policy()).decide(ctx).value for n in ("composite", "static_trust", "budget_only")]
+>>> [c.decide(ctx).value for c in (Composite(), StaticTrust(cfg.conditions.static_trust_threshold), BudgetOnly())]
 ['hold', 'execute', 'execute']
 """
 
@@ -55,14 +54,10 @@ __all__ = [
     "OracleCeiling",
     "StaticTrust",
     "break_even",
-    "build_condition",
-    "build_conditions",
-    "condition_names",
     "needs_from_result",
-    "register_condition",
 ]
 
-# what a held item waits for before it is proposed again (see colony.research.runner)
+# what a held item waits for before it is proposed again (see colony.research.condition_runner)
 NEEDS = ("budget", "decay", "evidence", "recent_failure", "trust")
 _REQUIRED_TO_NEED = {
     "budget_recovered": "budget",
@@ -220,49 +215,3 @@ class HazardOnly:
 
     def hold_needs(self, ctx: DecisionContext) -> frozenset[str]:
         return frozenset({"recent_failure"})
-
-
-_REGISTRY: dict[str, ConditionFactory] = {}
-
-
-def register_condition(name: str, factory: ConditionFactory) -> None:
-    """Register a condition factory ``factory(cfg, policy)`` under ``name`` (replacing any earlier one)."""
-    if not isinstance(name, str) or not name.strip():
-        raise ValidationError("name", "must be a non-empty string", value=name)
-    _REGISTRY[name] = factory
-
-
-def condition_names() -> tuple[str, ...]:
-    """Registered condition names, sorted."""
-    return tuple(sorted(_REGISTRY))
-
-
-def build_condition(name: str, cfg: StudyConfig, policy: Policy) -> Condition:
-    """The registered condition ``name``, built for ``cfg`` and ``policy``."""
-    if name not in _REGISTRY:
-        raise ValidationError("condition", f"unknown condition {name!r}; registered: {list(condition_names())}", value=name)
-    return _REGISTRY[name](cfg, policy)
-
-
-def build_conditions(cfg: StudyConfig, policy: Policy | None = None) -> tuple[Condition, ...]:
-    """The conditions of ``cfg`` in its configured order, built for ``policy`` (default: the one in force)."""
-    if policy is None:
-        from colony.config import default_policy
-
-        policy = default_policy()
-    unknown = [n for n in cfg.conditions.order if n not in _REGISTRY]
-    if unknown:
-        raise ValidationError("conditions.order", f"unknown conditions {unknown}; registered: {list(condition_names())}")
-    return tuple(_REGISTRY[n](cfg, policy) for n in cfg.conditions.order)
-
-
-register_condition("composite", lambda cfg, policy: Composite())
-register_condition("static_trust", lambda cfg, policy: StaticTrust(cfg.conditions.static_trust_threshold))
-register_condition("budget_only", lambda cfg, policy: BudgetOnly())
-register_condition("always_execute", lambda cfg, policy: AlwaysExecute())
-register_condition("oracle", lambda cfg, policy: OracleCeiling(break_even(cfg)))
-register_condition("hazard_only", lambda cfg, policy: HazardOnly(cfg.conditions.hazard_only_ticks))
-
-# the learned policy and the ablations register themselves (imported last: they import this module)
-from colony.research import ablations as _ablations  # noqa: E402, F401
-from colony.research import learned as _learned  # noqa: E402, F401

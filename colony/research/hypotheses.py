@@ -28,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from colony.evaluation.holm import holm as holm_adjusted
 from colony.research.metrics import paired_bootstrap, selective_risk
 
 __all__ = ["EXPECT", "h1_failure_rate", "h2_locality", "h3_hold_value", "h4_matched_volume", "holm", "verdict"]
@@ -309,11 +310,9 @@ def holm(hypotheses: dict[str, dict[str, Any]], *, alpha: float) -> dict[str, An
     A hypothesis is *supported after Holm* when its adjusted p-value is at most ``alpha``;
     a hypothesis without data keeps ``no data`` and takes no part.
     """
-    from statsmodels.stats.multitest import multipletests
-
     names = [n for n in hypotheses if n in EXPECT and _primary_p(n, hypotheses[n]) is not None]
     raw = [_primary_p(n, hypotheses[n]) for n in names]
-    adjusted = multipletests(raw, alpha=alpha, method="holm")[1].tolist() if names else []
+    adjusted = holm_adjusted([p for p in raw if p is not None])  # every one: ``names`` has a p-value
     out: dict[str, Any] = {"method": "Holm step-down over one-sided bootstrap p-values", "alpha": alpha, "tests": {}}
     for n in hypotheses:
         if n not in names:

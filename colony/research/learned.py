@@ -8,7 +8,7 @@ executed attempt of ``conditions.learned.training_runs`` *training* runs: an alw
 policy on workloads drawn from a seed derived from the study's seed for this purpose alone,
 so no measured item, and no oracle draw of one, is ever seen in training. The condition then
 executes an attempt iff the predicted failure probability is below the utility break-even
-(:func:`~colony.research.conditions.break_even`), else refuses it.
+(:func:`~colony.research.conditions.break_even`), else refuses it; :mod:`colony.research.registry` builds it.
 
 >>> from colony.config import default_policy
 >>> from colony.research.study_config import load_study_config
@@ -28,10 +28,12 @@ from typing import Any
 from colony.config import Policy
 from colony.errors import ValidationError
 from colony.models import GateDecision
-from colony.research.conditions import AlwaysExecute, DecisionContext, break_even, register_condition
+from colony.research.condition_runner import run_condition
+from colony.research.conditions import AlwaysExecute, DecisionContext
+from colony.research.oracle import OutcomeOracle
 from colony.research.seeding import derive_seed
 from colony.research.study_config import StudyConfig
-from colony.research.workload import sigmoid
+from colony.research.workload import generate_workload, sigmoid
 
 __all__ = ["FEATURES", "LearnedModel", "LearnedPolicy", "features_of_context", "features_of_record", "fit_model"]
 
@@ -94,10 +96,6 @@ def fit_model(cfg: StudyConfig, policy: Policy) -> LearnedModel:
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
-    from colony.research.oracle import OutcomeOracle
-    from colony.research.runner import run_condition
-    from colony.research.workload import generate_workload
-
     train = training_config(cfg)
     workload = generate_workload(train, trust_deltas=(policy.trust.pass_delta, policy.trust.fail_delta))
     oracle = OutcomeOracle(train.study.seed)
@@ -141,6 +139,3 @@ class LearnedPolicy:
 
     def hold_needs(self, ctx: DecisionContext) -> frozenset[str]:
         return frozenset()
-
-
-register_condition("learned", lambda cfg, policy: LearnedPolicy(fit_model(cfg, policy), break_even(cfg)))

@@ -16,8 +16,9 @@ resample it recomputes the ratio of sums Σnum_a/Σden_a − Σnum_b/Σden_b and
 interval (``scipy.stats.bootstrap``: bias-corrected and accelerated, the acceleration from
 the jackknife over runs), better than the plain percentile interval with only ~20 runs.
 Where BCa is undefined (a resample without a denominator) the percentile interval of the
-finite replicates is given instead, and the result's ``method`` says so: with sorted
-replicates d₍₁₎ ≤ … ≤ d₍B₎ and α = 1 − confidence, low = d₍⌊Bα/2⌋+1₎ and high = d₍⌈B(1−α/2)⌉₎.
+finite replicates is given instead, and the result's ``method`` says so. The interval
+arithmetic is the evaluation core's (:mod:`colony.evaluation.bootstrap`, shared with the
+history study); the pooling over runs and the result's shape are this study's.
 
 Calibration (descriptive; the gate score is a policy value, not a probability). For labels
 y ∈ {0, 1} and forecasts p:
@@ -42,16 +43,15 @@ y ∈ {0, 1} and forecasts p:
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from colony.errors import ValidationError
-from colony.research.seeding import derive_seed, stream
+from colony.evaluation.bootstrap import bca, one_sided_p
+from colony.research.seeding import derive_seed
 
 __all__ = [
     "Rate",
@@ -60,10 +60,8 @@ __all__ = [
     "expected_calibration_error",
     "log_loss",
     "paired_bootstrap",
-    "percentile_interval",
     "rate",
     "reliability_bins",
-    "resample_counts",
     "selective_risk",
 ]
 
@@ -179,83 +177,18 @@ def selective_risk(events: Sequence[int | bool], scores: Sequence[float], covera
     return harm / keep
 
 
-def percentile_interval(replicates: Sequence[float], confidence: float) -> tuple[float, float]:
-    """The percentile interval of bootstrap ``replicates`` at ``confidence`` (see the module docstring)."""
-    if not replicates:
-        raise ValidationError("replicates", "must not be empty")
-    v = sorted(replicates)
-    b = len(v)
-    alpha = 1.0 - confidence
-    # the 1e-9 keeps 1 − 0.9 = 0.0999… from moving an index
-    lo = min(b - 1, max(0, math.floor(b * alpha / 2 + 1e-9)))
-    hi = min(b - 1, max(0, math.ceil(b * (1 - alpha / 2) - 1e-9) - 1))
-    return v[lo], v[hi]
-
-
-@lru_cache(maxsize=16)
-def resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
-    """``samples × n`` multiplicities of ``n`` units drawn with replacement (seeded, cached).
-
-    The matched-volume comparison of the trade-off curves (:mod:`colony.research.tradeoff`) reads
-    every curve at the same resamples, so its intervals are mutually consistent. Indices come from :func:`random.Random.choices` (stable across
-    Python versions); the array is read-only.
-    """
-    rng = stream(seed, "bootstrap", n, samples)
-    counts = np.zeros((samples, n), dtype=np.int64)
-    population = range(n)
-    for row in range(samples):
-        for i in rng.choices(population, k=n):
-            counts[row, i] += 1
-    counts.setflags(write=False)
-    return counts
-
-
 def _check_samples(samples: int) -> None:
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 100:
         raise ValidationError("samples", "need at least 100 bootstrap samples", value=samples)
 
 
-def _bca(
-    data: tuple[np.ndarray, ...], statistic: Any, *, seed: int, samples: int, confidence: float
-) -> tuple[float | None, float | None, str, np.ndarray]:
-    """BCa interval of a paired statistic over units (``scipy.stats.bootstrap``), its method and replicates.
-
-    Falls back to the percentile interval of the finite replicates when BCa is undefined
-    (a resample with a zero denominator, or a degenerate jackknife), and says so.
-    """
-    from scipy import stats
-
-    if len(data[0]) < 2:
-        return None, None, "none (one unit: no interval)", np.empty(0)
-    rng = np.random.default_rng(derive_seed(seed, "bootstrap", len(data[0]), samples))
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore")
-        res = stats.bootstrap(data, statistic, n_resamples=samples, paired=True, vectorized=True, confidence_level=confidence,
-                              method="BCa", rng=rng)  # fmt: skip
-    replicates = np.asarray(res.bootstrap_distribution, dtype=np.float64)
-    finite = replicates[np.isfinite(replicates)]
-    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
-    if math.isfinite(low) and math.isfinite(high) and len(finite) == len(replicates):
-        return low, high, "BCa", finite
-    if not len(finite):
-        return None, None, "none (no resample had a denominator)", finite
-    lo, hi = percentile_interval(finite.tolist(), confidence)
-    return lo, hi, "percentile (BCa undefined for these units)", finite
+def _bootstrap_seed(seed: int, units: int, samples: int) -> int:
+    """The resampling generator's seed: derived from the study's seed for the bootstrap of ``units`` units."""
+    return derive_seed(seed, "bootstrap", units, samples)
 
 
 def _ratio(num: np.ndarray, den: np.ndarray, axis: int = -1) -> np.ndarray:
     return np.sum(num, axis=axis) / np.sum(den, axis=axis)
-
-
-def _side_p(replicates: np.ndarray) -> dict[str, float]:
-    """One-sided bootstrap p-values: evidence for a negative and for a positive difference."""
-    b = len(replicates)
-    if not b:
-        return {"negative": 1.0, "positive": 1.0}
-    return {
-        "negative": (1 + int(np.sum(replicates >= 0))) / (b + 1),
-        "positive": (1 + int(np.sum(replicates <= 0))) / (b + 1),
-    }
 
 
 def bootstrap_ratio(
@@ -274,7 +207,9 @@ def bootstrap_ratio(
     _check_samples(samples)
     total = rate(sum(numerators), sum(denominators))
     data = (np.asarray(numerators, dtype=np.float64), np.asarray(denominators, dtype=np.float64))
-    low, high, method, replicates = _bca(data, _ratio, seed=seed, samples=samples, confidence=confidence)
+    low, high, method, replicates = bca(
+        data, _ratio, seed=_bootstrap_seed(seed, n, samples), samples=samples, confidence=confidence
+    )
     if total.value is None:
         low = high = None
     return {
@@ -319,7 +254,9 @@ def paired_bootstrap(
     def difference(an: np.ndarray, ad: np.ndarray, bn: np.ndarray, bd: np.ndarray, axis: int = -1) -> np.ndarray:
         return _ratio(an, ad, axis) - _ratio(bn, bd, axis)
 
-    low, high, method, replicates = _bca(data, difference, seed=seed, samples=samples, confidence=confidence)
+    low, high, method, replicates = bca(
+        data, difference, seed=_bootstrap_seed(seed, n, samples), samples=samples, confidence=confidence
+    )
     if estimate is None:
         low = high = None
     return {
@@ -333,7 +270,7 @@ def paired_bootstrap(
         "unit": "run",
         "method": f"paired {method} bootstrap over runs, ratio of sums",
         "direction": "first minus second",
-        "p": _side_p(replicates) if estimate is not None else None,
+        "p": one_sided_p(replicates) if estimate is not None else None,
         "a": rate(na, da).to_dict(),
         "b": rate(nb, db).to_dict(),
         "label": label,

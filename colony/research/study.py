@@ -32,10 +32,12 @@ from colony.config import Policy, default_policy
 from colony.distributed import dask_client, map_ordered, submit
 from colony.errors import ValidationError
 from colony.research.analysis import METRICS, analyze
-from colony.research.conditions import Condition, build_conditions
-from colony.research.runner import TRACE_FIELDS, RunResult, run_one
+from colony.research.conditions import Condition
+from colony.research.registry import build_conditions
+from colony.research.runner import RunResult, run_one
 from colony.research.seeding import canonical_json, json_sha256, sha256_file
 from colony.research.study_config import StudyConfig, parse_study_config
+from colony.research.trace import TRACE_FIELDS
 from colony.research.verification import verification_summary
 from colony.research.workload import RunWorkload, generate_workload, write_workload
 

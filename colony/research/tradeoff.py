@@ -40,12 +40,13 @@ import numpy as np
 from colony.config import Policy, default_policy
 from colony.distributed import map_ordered
 from colony.errors import ValidationError
-from colony.research.conditions import Condition, break_even, build_condition
-from colony.research.metrics import percentile_interval, resample_counts
+from colony.evaluation.bootstrap import percentile_interval, resample_counts
+from colony.research.condition_runner import run_condition
+from colony.research.conditions import Condition, break_even
 from colony.research.oracle import OutcomeOracle
 from colony.research.outcomes import COUNT_FIELDS, run_counts, study_dispositions
-from colony.research.runner import run_condition
-from colony.research.seeding import json_sha256
+from colony.research.registry import build_condition
+from colony.research.seeding import derive_seed, json_sha256
 from colony.research.study_config import StudyConfig
 from colony.research.sweep_config import policy_with_values
 from colony.research.workload import RunWorkload, generate_workload
@@ -177,7 +178,7 @@ def matched_volume(curves: dict[str, Any], *, seed: int, samples: int, confidenc
     ref = curves[REFERENCE]
     ref_point = next(p for p in ref["points"] if p["study_value"])
     n = len(ref_point["per_run"])
-    weights = resample_counts(n, samples, seed).astype(np.float64)
+    weights = resample_counts(n, samples, derive_seed(seed, "bootstrap", n, samples)).astype(np.float64)
 
     def arrays(points: list[dict[str, Any]], key: str) -> np.ndarray:
         return np.array([[r[key] for r in p["per_run"]] for p in points], dtype=np.float64).T  # runs × points

@@ -1,6 +1,6 @@
 """The study's robustness results in the shape the manuscript reads: trade-off curves and adversarial workloads.
 
-``output/research/tradeoff.json`` and ``adversarial.json`` are written by ``colony benchmark run
+``output/research/tradeoff.json`` and ``adversarial.json`` are written by ``colony study run
 --tradeoff --adversarial``. Every key is present whether or not they exist (``present: false``
 and ``None`` values), and the conditions and scenarios are the fixed names below, so the
 templates can be checked against the snapshot statically.

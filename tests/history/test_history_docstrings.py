@@ -13,6 +13,7 @@ MODULES = [
     "colony.history.kamei",
     "colony.history.szz",
     "colony.history.dataset",
+    "colony.history.matched_odds",
 ]
 
 

@@ -6,16 +6,10 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from colony.history.metrics import auc, curve, effort_recall, operating
-from colony.history.stats import (
-    block_weights,
-    bootstrap_summary,
-    holm,
-    mh_log_odds,
-    size_strata,
-    weighted_auc,
-    weighted_mh_log_odds,
-)
+from colony.evaluation.bootstrap import block_weights, bootstrap_summary
+from colony.evaluation.holm import holm
+from colony.evaluation.ranking import auc, curve, effort_recall, operating, weighted_auc
+from colony.history.matched_odds import mh_log_odds, size_strata, weighted_mh_log_odds
 
 RNG = np.random.default_rng(7)
 SCORES = RNG.integers(0, 6, 400).astype(float)  # many ties

@@ -14,8 +14,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
-from benchmarks.mcp_http import SERVER_MODULE, Server, spawn_http_server
-from benchmarks.mcp_http import register_agents as register_agents  # the tests' name for it
+from testkit.mcp_http import SERVER_MODULE, Server, spawn_http_server
+from testkit.mcp_http import register_agents as register_agents  # the tests' name for it
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token-3f6c1a9e0b7d4c52"

@@ -9,8 +9,8 @@ import asyncio
 
 import pytest
 
-from benchmarks.fuzz_http import run_fuzz, state_digest
-from benchmarks.mcp_http import LeanClient, registered_state, start_server
+from testkit.fuzz_http import run_fuzz, state_digest
+from testkit.mcp_http import LeanClient, registered_state, start_server
 from tests.mcp.support import record_args
 
 pytestmark = pytest.mark.e2e  # fuzzes a `colony.server --http` process

@@ -17,9 +17,9 @@ from colony.research.adversarial import (
     victim_target,
 )
 from colony.research.adversarial_study import run_adversarial, scenario_names
-from colony.research.conditions import build_condition
+from colony.research.condition_runner import run_condition
 from colony.research.oracle import OutcomeOracle
-from colony.research.runner import run_condition
+from colony.research.registry import build_condition
 from colony.research.workload import RunWorkload, generate_workload
 from tests.research.conftest import small_config
 

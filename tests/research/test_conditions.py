@@ -12,10 +12,8 @@ from colony.research.conditions import (
     Composite,
     DecisionContext,
     StaticTrust,
-    build_conditions,
-    condition_names,
-    register_condition,
 )
+from colony.research.registry import build_conditions, condition_names, register_condition
 from colony.research.study_config import load_study_config
 
 

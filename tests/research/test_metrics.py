@@ -7,16 +7,15 @@ import math
 import pytest
 
 from colony.errors import ValidationError
+from colony.evaluation.bootstrap import percentile_interval, resample_counts
 from colony.research.metrics import (
     bootstrap_ratio,
     brier_score,
     expected_calibration_error,
     log_loss,
     paired_bootstrap,
-    percentile_interval,
     rate,
     reliability_bins,
-    resample_counts,
     selective_risk,
 )
 

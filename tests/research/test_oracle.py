@@ -10,9 +10,9 @@ import pytest
 from colony.config import default_policy
 from colony.errors import ValidationError
 from colony.models import GateDecision
+from colony.research.condition_runner import run_condition
 from colony.research.conditions import Composite, DecisionContext
 from colony.research.oracle import OutcomeOracle
-from colony.research.runner import run_condition
 from colony.research.workload import generate_workload
 from tests.research.conftest import small_config
 

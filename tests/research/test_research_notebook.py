@@ -74,7 +74,7 @@ def test_notebook_plots_a_study_with_every_condition_and_its_extras(small_study:
 
 @pytest.mark.e2e
 def test_a_missing_study_fails_when_not_allowed_to_run_it(tmp_path: Path) -> None:
-    with pytest.raises(pm.PapermillExecutionError, match="colony benchmark run"):
+    with pytest.raises(pm.PapermillExecutionError, match="colony study run"):
         pm.execute_notebook(
             str(NOTEBOOK), str(tmp_path / "out.ipynb"), kernel_name="python3", cwd=str(ROOT), progress_bar=False,
             parameters={"study_path": str(tmp_path / "absent.json"), "run_if_missing": False, "output_dir": str(tmp_path)},

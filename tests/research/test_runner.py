@@ -7,9 +7,11 @@ from collections import defaultdict
 import pytest
 
 from colony.config import default_policy
-from colony.research.conditions import build_conditions
+from colony.research.condition_runner import run_condition
 from colony.research.oracle import OutcomeOracle
-from colony.research.runner import TRACE_FIELDS, run_condition, run_one
+from colony.research.registry import build_conditions
+from colony.research.runner import run_one
+from colony.research.trace import TRACE_FIELDS
 from colony.research.workload import generate_workload
 from tests.research.conftest import small_config
 

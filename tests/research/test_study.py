@@ -12,10 +12,10 @@ import pytest
 from colony.config import default_policy, parse_policy
 from colony.distributed import dask_client
 from colony.errors import ValidationError
-from colony.research.runner import TRACE_FIELDS
 from colony.research.seeding import sha256_file
 from colony.research.study import StudyOutputs, read_traces, reanalyze, run_study
 from colony.research.study_config import load_study_config
+from colony.research.trace import TRACE_FIELDS
 from tests.research.conftest import small_config
 
 pytestmark = pytest.mark.xdist_group("small_study")  # the session's small study is built on one worker only

@@ -82,7 +82,7 @@ def test_cli_sweep_writes_the_reduced_grid_and_skips_when_a_full_result_exists(t
     config = tmp_path / "research.yaml"
     config.write_text(yaml.safe_dump(data))
     env = {"COLONY_OUTPUT": str(tmp_path / "out"), "PATH": "/usr/bin:/bin"}
-    argv = [sys.executable, "-m", "colony.cli", "benchmark", "sweep", "--grid", "reduced", "--config", str(config),
+    argv = [sys.executable, "-m", "colony.cli", "study", "sweep", "--grid", "reduced", "--config", str(config),
             "--workers", "2", "--if-no-full"]  # fmt: skip
     proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr

@@ -8,7 +8,7 @@ import pytest
 
 from colony.config import default_policy
 from colony.errors import ConfigError, ValidationError
-from colony.research.conditions import build_condition
+from colony.research.registry import build_condition
 from colony.research.seeding import canonical_json
 from colony.research.study import StudyOutputs
 from colony.research.tradeoff import KNOBS, curve_plan, matched_volume, run_tradeoff, tradeoff_config

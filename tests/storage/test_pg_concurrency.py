@@ -24,13 +24,13 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from benchmarks.storage_load import ATTESTATION_KEY, agents, run_load, start_servers
 from colony.config import default_policy
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.models import AgentTrustProfile
 from colony.storage.postgres import CONNECT_TIMEOUT
+from testkit.pg_cluster import PgCluster
+from testkit.storage_load import ATTESTATION_KEY, agents, run_load, start_servers
 from tests.conftest import make_proposal
-from tests.pg_cluster import PgCluster
 from tests.pg_fixtures import fresh_database
 
 pytestmark = pytest.mark.e2e  # PostgreSQL clusters and server processes (the PostgreSQL fixtures mark it too)

@@ -15,8 +15,8 @@ from colony.storage import redact_url
 from colony.storage.dialect import translate
 from colony.storage.postgres import migrate
 from colony.storage.schema import POSTGRES_VERSION as SCHEMA_VERSION
+from testkit.pg_cluster import PgCluster
 from tests.conftest import make_proposal
-from tests.pg_cluster import PgCluster
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from benchmarks.mcp_http import LeanClient, Server, registered_state, start_server
 from colony.mcp_tools import TOOL_NAMES
+from testkit.mcp_http import LeanClient, Server, registered_state, start_server
 
 TOOLS = TOOL_NAMES
 AGENTS = 12

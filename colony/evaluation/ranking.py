@@ -1,12 +1,15 @@
-"""How well a score ranks inducing commits: AUC, trade-off curve, effort-aware recall, operating point.
+"""How well a score ranks the positives: AUC (plain and under resample weights), trade-off curve, effort-aware recall.
 
 Scores are "higher = more reason to hold". Ties are never broken in anyone's favour: AUC counts a
 tied pair as half, the curve moves through a tied group at once, and effort-aware recall inspects
-a tied group in proportion to the effort left.
+a tied group in proportion to the effort left. :func:`weighted_auc` computes the same AUC under
+many rows of resample weights at once (a bootstrap draws whole rows, :mod:`colony.evaluation.bootstrap`).
 
 >>> import numpy as np
 >>> s, y = np.array([3.0, 2.0, 2.0, 1.0]), np.array([1, 0, 1, 0])
 >>> auc(s, y)
+0.875
+>>> float(weighted_auc(s, y, np.ones((1, 4)))[0])
 0.875
 >>> effort_recall(s, y, np.array([10, 10, 10, 70]), share=0.2)  # 1 + half of the tied pair's 1
 0.75
@@ -21,7 +24,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import rankdata
 
-__all__ = ["auc", "curve", "effort_recall", "operating"]
+__all__ = ["auc", "curve", "effort_recall", "operating", "weighted_auc"]
 
 
 def auc(scores: np.ndarray, y: np.ndarray) -> float | None:
@@ -96,3 +99,18 @@ def operating(held: np.ndarray, y: np.ndarray) -> dict[str, Any]:
         "recall": tp / n1 if n1 else None,
         "precision": tp / n_held if n_held else None,
     }
+
+
+def weighted_auc(scores: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """AUC of ``scores`` for ``y`` under each row of ``weights`` (ties count half); nan without both classes."""
+    order = np.argsort(scores, kind="stable")
+    s = np.asarray(scores, dtype=float)[order]
+    yy = np.asarray(y, dtype=bool)[order]
+    w = np.atleast_2d(weights)[:, order]
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    pos = np.add.reduceat(w * yy, starts, axis=1)
+    neg = np.add.reduceat(w * ~yy, starts, axis=1)
+    below = np.cumsum(neg, axis=1) - neg
+    total_p, total_n = pos.sum(axis=1), neg.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((total_p > 0) & (total_n > 0), (pos * (below + 0.5 * neg)).sum(axis=1) / (total_p * total_n), np.nan)

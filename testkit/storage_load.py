@@ -3,7 +3,7 @@
 Used by ``benchmarks/bench_storage.py`` (throughput with 1, 2, 4 servers) and by the PostgreSQL
 tests (8 clients × 200 propose+record on four servers; a server SIGKILLed under load; the
 database restarted under load). Each client is one agent with its own token, on one
-keep-alive connection (:class:`benchmarks.mcp_http.LeanClient`); it proposes, then records
+keep-alive connection (:class:`testkit.mcp_http.LeanClient`); it proposes, then records
 the outcome of that proposal (``proposal_id``), ``calls`` times. A client whose server stops
 answering moves to the next server, as behind a load balancer.
 """
@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks.mcp_http import EVIDENCE, LeanClient, Server, register_agents, spawn_http_server
+from testkit.mcp_http import EVIDENCE, LeanClient, Server, register_agents, spawn_http_server
 
 ATTESTATION_KEY = "storage-load-" + "5d1f0c9e7b3a4d2f8e6c1b0a"
 _CONNECTION_ERRORS = (ConnectionError, asyncio.IncompleteReadError, OSError)

@@ -1,16 +1,19 @@
-"""``colony benchmark``: run the synthetic study (paper §4.1), its sensitivity sweep, or re-analyse its traces.
+"""``colony study``: run the synthetic study (paper §4.1), its sensitivity sweep, or re-analyse its traces.
 
-``colony benchmark run [--runs 20 --agents 5 --items 50 --seed S --parallel N --output DIR] [--tradeoff]
+``colony study run [--runs 20 --agents 5 --items 50 --seed S --parallel N --output DIR] [--tradeoff]
 [--adversarial]`` writes ``workload.json`` (+ manifest), ``traces.jsonl`` and ``study.json`` under DIR
 (default ``output/research``), printing progress per run and a summary at the end; ``--tradeoff``
 adds the trade-off curves (``tradeoff.json``) and ``--adversarial`` the adversarial workloads
 (``adversarial.json``), on the same Dask cluster.
-``colony benchmark analyze --traces FILE [--check STUDY]`` recomputes the analysis from the
+``colony study analyze --traces FILE [--check STUDY]`` recomputes the analysis from the
 traces alone; with ``--check`` it exits 1 unless it equals the study file's analysis.
-``colony benchmark sweep [--grid full|reduced] [--workers N | --scheduler ADDRESS | --serial]``
+``colony study sweep [--grid full|reduced] [--workers N | --scheduler ADDRESS | --serial]``
 runs the sensitivity grid of ``research.yaml`` on Dask (a LocalCluster by default) and writes
 its verdict distributions (full grid: ``output/benchmarks/sweep.json``, where the build reads
 it; reduced grid: ``output/research/sweep.json``).
+
+``colony benchmark`` is the command's former name (it clashed with ``benchmarks/``, the performance
+measurements): it still works, with one line on stderr naming ``colony study``.
 """
 
 from __future__ import annotations
@@ -49,14 +52,33 @@ _positive = _integer(1, "a positive integer")
 _seed = _integer(0, "a non-negative integer seed")
 
 
+Command = Callable[[argparse.Namespace], int]
+DEPRECATED_NAME = "benchmark"
+
+
 def register(subparsers: Any) -> None:
-    """Add the ``benchmark`` subcommand and its ``run`` / ``analyze`` actions."""
+    """Add the ``study`` subcommand (``run`` / ``analyze`` / ``sweep``) and ``benchmark``, its deprecated alias."""
+    _add(subparsers, "study", "run the synthetic study, its sweep, or re-analyse its traces", lambda func: func)
+    _add(subparsers, DEPRECATED_NAME, "deprecated: the former name of `colony study`", _deprecated)
+
+
+def _deprecated(func: Command) -> Command:
+    """``func`` behind one line on stderr that names the command to use instead."""
+
+    def alias(args: argparse.Namespace) -> int:
+        print(f"colony {DEPRECATED_NAME} is deprecated: use `colony study` (same actions and options)", file=sys.stderr)
+        return func(args)
+
+    return alias
+
+
+def _add(subparsers: Any, name: str, summary: str, wrap: Callable[[Command], Command]) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        "benchmark",
-        help="run the synthetic study, its sweep, or re-analyse its traces",
+        name,
+        help=summary,
         description="The synthetic study (every condition in research.yaml) on a seeded workload with an independent outcome oracle.",
     )
-    actions = parser.add_subparsers(dest="benchmark_action", metavar="ACTION")
+    actions = parser.add_subparsers(dest="study_action", metavar="ACTION")
     run = actions.add_parser("run", help="run the study and write workload, traces and results")
     run.add_argument("--runs", type=_positive, help="runs (default: research.yaml, 20)")
     run.add_argument("--agents", type=_positive, help="agents per run (default 5)")
@@ -73,12 +95,12 @@ def register(subparsers: Any) -> None:
     run.add_argument("--adversarial", action="store_true", help="also run the adversarial workloads: adversarial.json")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
-    run.set_defaults(func=run_command, extra="research")
+    run.set_defaults(func=wrap(run_command), extra="research")
     analyze = actions.add_parser("analyze", help="recompute the analysis from a traces.jsonl")
     analyze.add_argument("--traces", default=f"{DEFAULT_OUTPUT}/traces.jsonl", help="trace file")
     analyze.add_argument("--check", metavar="STUDY", help="compare with this study.json's analysis; exit 1 if different")
     analyze.add_argument("--output", help="write the recomputed analysis here (JSON)")
-    analyze.set_defaults(func=analyze_command, extra="research")
+    analyze.set_defaults(func=wrap(analyze_command), extra="research")
     sweep = actions.add_parser("sweep", help="sensitivity sweep: H1-H4 verdicts across the research.yaml grid, on Dask")
     sweep.add_argument("--grid", choices=("full", "reduced"), default="full", help="which grid (default full)")
     sweep.add_argument("--workers", type=_positive, default=2, help="LocalCluster worker processes (default 2)")
@@ -90,13 +112,13 @@ def register(subparsers: Any) -> None:
     sweep.add_argument("--if-no-full", action="store_true", help=f"do nothing when {SWEEP_OUTPUT['full']} exists (the build)")
     sweep.add_argument("--config", help="a research.yaml to use instead of the packaged one")
     sweep.add_argument("--quiet", action="store_true", help="no progress lines")
-    sweep.set_defaults(func=sweep_command, extra="research")
+    sweep.set_defaults(func=wrap(sweep_command), extra="research")
 
     def usage(args: argparse.Namespace) -> int:
         parser.print_help()
         return 2
 
-    parser.set_defaults(func=usage)
+    parser.set_defaults(func=wrap(usage))
 
 
 def _fmt_rate(m: dict[str, Any]) -> str:
@@ -106,11 +128,11 @@ def _fmt_rate(m: dict[str, Any]) -> str:
 
 
 def _stage_progress(stage: str, quiet: bool, start: float) -> Callable[[int, int, Any], None]:
-    """A progress callback printing ``benchmark: <stage> d/n tasks, s`` to stderr."""
+    """A progress callback printing ``study: <stage> d/n tasks, s`` to stderr."""
 
     def progress(done: int, total: int, _result: Any) -> None:
         if not quiet:
-            print(f"benchmark: {stage} {done}/{total} tasks, {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+            print(f"study: {stage} {done}/{total} tasks, {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
 
     return progress
 
@@ -147,11 +169,11 @@ def run_command(args: argparse.Namespace) -> int:
     def progress(done: int, total: int, proposals: int) -> None:
         if not args.quiet:
             elapsed = time.perf_counter() - start
-            print(f"benchmark: run {done}/{total} done, {proposals} proposals, {elapsed:.1f} s", file=sys.stderr, flush=True)
+            print(f"study: run {done}/{total} done, {proposals} proposals, {elapsed:.1f} s", file=sys.stderr, flush=True)
 
     if not args.quiet:
         print(
-            f"benchmark: {s.runs} runs x {s.agents} agents x {s.items} items (+{s.warmup_ticks} warm-up ticks), "
+            f"study: {s.runs} runs x {s.agents} agents x {s.items} items (+{s.warmup_ticks} warm-up ticks), "
             f"{len(cfg.conditions.order)} conditions, seed {s.seed}, "
             + (f"Dask scheduler {args.scheduler}" if args.scheduler else f"parallel {args.parallel}"),
             file=sys.stderr,

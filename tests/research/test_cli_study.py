@@ -1,4 +1,4 @@
-"""``colony benchmark run`` / ``analyze``: a real subprocess, exit codes, progress and files."""
+"""``colony study run`` / ``analyze`` (and ``colony benchmark``, its deprecated alias): a real subprocess, exit codes, progress and files."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ SMALL = ["--runs", "2", "--items", "8", "--warmup-ticks", "1", "--bootstrap-samp
 def test_run_as_a_subprocess_prints_progress_and_writes_the_files(tmp_path: Path) -> None:
     out = tmp_path / "research"
     proc = subprocess.run(
-        [sys.executable, "-m", "colony.cli", "benchmark", "run", *SMALL, "--seed", "7", "--output", str(out), "--json"],
+        [sys.executable, "-m", "colony.cli", "study", "run", *SMALL, "--seed", "7", "--output", str(out), "--json"],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -49,12 +49,12 @@ def test_tradeoff_and_adversarial_run_beside_the_study_on_the_same_cluster(tmp_p
     config.write_text(yaml.safe_dump(data))
     out = tmp_path / "research"
     proc = subprocess.run(
-        [sys.executable, "-m", "colony.cli", "benchmark", "run", *SMALL, "--no-verify", "--parallel", "2", "--tradeoff",
+        [sys.executable, "-m", "colony.cli", "study", "run", *SMALL, "--no-verify", "--parallel", "2", "--tradeoff",
          "--adversarial", "--config", str(config), "--output", str(out), "--json"],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert "benchmark: trade-off 1/" in proc.stderr and "benchmark: adversarial 1/" in proc.stderr
+    assert "study: trade-off 1/" in proc.stderr and "study: adversarial 1/" in proc.stderr
     info = json.loads(proc.stdout)
     assert info["files"]["tradeoff"] == str(out / "tradeoff.json") and info["files"]["adversarial"] == str(
         out / "adversarial.json"
@@ -72,28 +72,28 @@ def test_tradeoff_and_adversarial_run_beside_the_study_on_the_same_cluster(tmp_p
 
 def test_analyze_checks_a_study_against_its_traces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "r"
-    assert main(["benchmark", "run", *SMALL, "--no-verify", "--quiet", "--output", str(out)]) == 0
+    assert main(["study", "run", *SMALL, "--no-verify", "--quiet", "--output", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "composite:" in printed and "failure_rate" in printed and "H1:" in printed
-    assert main(["benchmark", "analyze", "--traces", str(out / "traces.jsonl"), "--check", str(out / "study.json")]) == 0
+    assert main(["study", "analyze", "--traces", str(out / "traces.jsonl"), "--check", str(out / "study.json")]) == 0
     assert json.loads(capsys.readouterr().out)["identical"] is True
     study = json.loads((out / "study.json").read_text())
     study["analysis"]["hypotheses"]["H1"]["verdict"] = "supported by wishful thinking"
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(study))
-    assert main(["benchmark", "analyze", "--traces", str(out / "traces.jsonl"), "--check", str(tampered)]) == 1
+    assert main(["study", "analyze", "--traces", str(out / "traces.jsonl"), "--check", str(tampered)]) == 1
     assert json.loads(capsys.readouterr().out)["identical"] is False
     recomputed = tmp_path / "analysis.json"
-    assert main(["benchmark", "analyze", "--traces", str(out / "traces.jsonl"), "--output", str(recomputed)]) == 0
+    assert main(["study", "analyze", "--traces", str(out / "traces.jsonl"), "--output", str(recomputed)]) == 0
     assert json.loads(recomputed.read_text()) == json.loads((out / "study.json").read_text())["analysis"]
 
 
 @pytest.mark.parametrize(
     "argv",
     [
-        ["benchmark", "run", "--runs", "0"],
-        ["benchmark", "run", "--seed", "-1"],
-        ["benchmark", "run", "--parallel", "x"],
+        ["study", "run", "--runs", "0"],
+        ["study", "run", "--seed", "-1"],
+        ["study", "run", "--parallel", "x"],
     ],
 )
 def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,15 +104,26 @@ def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str
 
 
 def test_bad_values_exit_2_with_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["benchmark", "run", "--runs", "1", "--bootstrap-samples", "50", "--output", str(tmp_path)]) == 2
+    assert main(["study", "run", "--runs", "1", "--bootstrap-samples", "50", "--output", str(tmp_path)]) == 2
     assert "analysis.bootstrap_samples" in capsys.readouterr().err
-    assert main(["benchmark", "run", "--warmup-ticks", "-1", "--output", str(tmp_path)]) == 2
+    assert main(["study", "run", "--warmup-ticks", "-1", "--output", str(tmp_path)]) == 2
     assert "--warmup-ticks" in capsys.readouterr().err
-    assert main(["benchmark", "analyze", "--traces", str(tmp_path / "absent.jsonl")]) == 2
+    assert main(["study", "analyze", "--traces", str(tmp_path / "absent.jsonl")]) == 2
     assert "traces" in capsys.readouterr().err
     assert not (tmp_path / "study.json").exists()
 
 
-def test_benchmark_without_an_action_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["benchmark"]) == 2
+@pytest.mark.parametrize("command", ["study", "benchmark"])
+def test_study_without_an_action_prints_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([command]) == 2
     assert "run" in capsys.readouterr().out
+
+
+def test_benchmark_is_a_deprecated_alias_that_names_colony_study(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r"
+    assert main(["study", "run", *SMALL, "--no-verify", "--quiet", "--output", str(out)]) == 0
+    assert "deprecated" not in capsys.readouterr().err
+    assert main(["benchmark", "analyze", "--traces", str(out / "traces.jsonl"), "--check", str(out / "study.json")]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["identical"] is True
+    assert captured.err.splitlines() == ["colony benchmark is deprecated: use `colony study` (same actions and options)"]
