@@ -1,6 +1,6 @@
 """Storage benchmark: the kernel on PostgreSQL over loopback, servers sharing one database, deposits at crowded keys.
 
-Measures, on a throw-away cluster started here (``tests/pg_cluster.py``):
+Measures, on a throw-away cluster started here (``testkit/pg_cluster.py``):
 
 * ``propose_action`` and ``record_outcome`` p50/p99 in one process on PostgreSQL (issue 17's target:
   ≤ 1 ms p50 for propose), and the same calls on a SQLite file and in memory beside them (SQLite

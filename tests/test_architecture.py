@@ -35,7 +35,6 @@ NOT_YET = {
     "contract:layers": HOUSE,  # kernel core -> storage (consequence_memory, retention); mcp.gateway.serve -> colony.cli
     "cycles:mcp": HOUSE,  # mcp.gateway core <-> server; mcp.serving <-> colony.server
     "cycles:server": HOUSE,  # colony.server <-> mcp.serving
-    "cycles:research": HOUSE,  # research.conditions <-> ablations/learned/runner (registration by import)
     "module-size": HOUSE,  # models.py, config/__init__.py, storage/postgres.py, ... (see the test's report)
     "argparse": HOUSE,  # server.py, mcp/serving.py, mcp/http_options.py, mcp/gateway/serve.py, storage/options.py, ...
 }
