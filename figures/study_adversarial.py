@@ -34,7 +34,7 @@ def plot(ctx: FigureContext) -> Figure:
     adv: dict[str, Any] = ctx.var("adversarial")
     figure = new_figure(ctx.spec.size)
     if not adv["present"]:
-        return not_measured(figure, "no adversarial result (colony benchmark run --adversarial)")
+        return not_measured(figure, "no adversarial result (colony study run --adversarial)")
     axes = figure.add_subplot()
     table = rows(adv)
     for k, condition in enumerate(CONDITIONS):

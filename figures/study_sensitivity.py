@@ -17,7 +17,7 @@ def plot(ctx: FigureContext) -> Figure:
     sweep: dict[str, Any] = ctx.var("study.sweep")
     figure = new_figure(ctx.spec.size)
     if not sweep["present"]:
-        return not_measured(figure, "no sweep result (colony benchmark sweep)")
+        return not_measured(figure, "no sweep result (colony study sweep)")
     settings = sweep["settings"]
     axes = figure.add_subplot()
     grid = []

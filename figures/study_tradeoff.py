@@ -15,7 +15,7 @@ def plot(ctx: FigureContext) -> Figure:
     tradeoff: dict[str, Any] = ctx.var("tradeoff")
     figure = new_figure(ctx.spec.size)
     if not tradeoff["present"]:
-        return not_measured(figure, "no trade-off result (colony benchmark run --tradeoff)")
+        return not_measured(figure, "no trade-off result (colony study run --tradeoff)")
     axes = figure.add_subplot()
     for i, curve in enumerate(tradeoff["curves"]):
         points = sorted(curve["points"], key=lambda p: (p["volume"], p["harm_per_item"]))
