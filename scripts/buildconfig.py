@@ -128,7 +128,7 @@ class BuildConfig:
         package = str(options.pop("package", name.replace("-", "_")))
         tests_dir = str(options.get("tests_dir", "tests"))
         defaults: dict[str, Any] = {
-            "lint_paths": (package, "scripts", "figures", tests_dir, "benchmarks"),
+            "lint_paths": (package, "scripts", "figures", tests_dir, "benchmarks", "testkit"),
             "pytest_inputs": (
                 package,
                 tests_dir,
@@ -136,6 +136,7 @@ class BuildConfig:
                 "figures",
                 "notebooks",
                 "benchmarks",
+                "testkit",
                 "pyproject.toml",
                 "requirements.lock",
                 "uv.lock",
