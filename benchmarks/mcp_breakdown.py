@@ -26,8 +26,8 @@ from colony.mcp import auth, http
 from colony.mcp.access import AccessPolicy
 from colony.mcp.agents import AgentRegistry
 from colony.mcp.ratelimit import LimitFailedAuth
+from colony.mcp.server import build_server
 from colony.mcp.toolset import ColonyTools
-from colony.server import build_server
 
 __all__ = ["auth_cost", "breakdown", "hot_spots"]
 

@@ -1,11 +1,11 @@
 """How a colony MCP tool is declared: one annotated function, one row of the table.
 
-A tool is a plain function ``fn(tools, **arguments) -> dict`` whose parameters carry their
+A tool is a plain function ``fn(kernel, **arguments) -> dict`` whose parameters carry their
 JSON type, constraints and description as ``Annotated[..., Field(...)]``. Everything else
 is derived from that one signature:
 
 * :attr:`ToolSpec.mcp_signature`, from which the SDK builds the argument model of MCP calls:
-  the ``tools`` parameter dropped, ``agent_id`` moved last and made optional (a server that
+  the ``kernel`` parameter dropped, ``agent_id`` moved last and made optional (a server that
   knows the caller fills it in, :mod:`colony.mcp.access`), the declared output type as the
   return annotation;
 * :meth:`ToolSpec.check`, the same rules for a plain call (``ColonyTools``, ``colony.mcp_tools``),
@@ -14,7 +14,7 @@ is derived from that one signature:
 
 >>> from typing import Annotated
 >>> from pydantic import Field
->>> def colony_echo(tools: object, agent_id: Annotated[str, Field(strict=True)], loud: bool = False) -> dict:
+>>> def colony_echo(kernel: object, agent_id: Annotated[str, Field(strict=True)], loud: bool = False) -> dict:
 ...     '''Echo.'''
 ...     return {"agent_id": agent_id}
 >>> spec = ToolSpec(colony_echo, READ_ONLY, dict, "Echo the caller.")
@@ -60,7 +60,7 @@ class ToolSpec:
     """One colony MCP tool: its function and how it is served.
 
     Parameters:
-        fn: the tool, ``fn(tools, **arguments) -> dict``; its name is the tool's name.
+        fn: the tool, ``fn(kernel, **arguments) -> dict``; its name is the tool's name.
         annotations: the MCP hints (read-only, destructive, idempotent, open world).
         output: the TypedDict of a successful result (the tool's ``outputSchema``).
         description: what clients read, a template filled with the policy's numbers (:meth:`describe`).
@@ -83,7 +83,7 @@ class ToolSpec:
     _model: type[BaseModel] = field(init=False)
 
     def __post_init__(self) -> None:
-        params = list(inspect.signature(self.fn).parameters.values())[1:]  # without ``tools``
+        params = list(inspect.signature(self.fn).parameters.values())[1:]  # without ``kernel``
         names = [p.name for p in params]
         identity = next((name for name in IDENTITY_ARGUMENTS if name in names), None)
         over_mcp = [p for p in params if p.name != "agent_id"]

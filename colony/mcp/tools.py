@@ -1,14 +1,14 @@
 """The colony MCP tools, each written once, and :data:`TOOLS`, the one table that serves them.
 
-Each tool is one function ``fn(tools, **arguments) -> dict`` over a
-:class:`~colony.mcp.toolset.ColonyTools`: its annotated signature gives the argument types,
+Each tool is one function ``fn(kernel, **arguments) -> dict`` over a
+:class:`~colony.kernel.ColonyKernel`: its annotated signature gives the argument types,
 constraints and descriptions (the SDK builds the MCP argument model from it, and plain calls
 are checked by the same annotations, :mod:`colony.mcp.spec`); its row in :data:`TOOLS` gives
 the hints, the output type and the description clients read. What an annotation cannot say
 (text that is blank or not valid Unicode, JSON inside a string) the body checks with
 :mod:`colony.mcp.inputs`. A tool returns its JSON result or raises a
-:class:`~colony.errors.ColonyError`; :class:`~colony.mcp.toolset.ColonyTools` turns that into
-``{"error": message}`` in one place.
+:class:`~colony.errors.ColonyError`; :class:`~colony.mcp.toolset.ColonyTools`, which holds the
+kernel and serialises the calls, turns that into ``{"error": message}`` in one place.
 
 >>> [spec.name for spec in TOOLS][:3]
 ['colony_propose_action', 'colony_record_outcome', 'colony_agent_profile']
@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from colony.errors import NotFoundError, ValidationError
-from colony.mcp import inputs
+from colony.kernel import ColonyKernel
+from colony.mcp import answers, inputs
 from colony.mcp.schemas import (
     AttestationStatusOutput,
     FalsifyOutput,
@@ -39,7 +40,6 @@ from colony.models import SignalType
 
 if TYPE_CHECKING:
     from colony.config import Policy
-    from colony.mcp.toolset import ColonyTools
 
 __all__ = ["ATTESTED_TOOL_NAMES", "TOOLS", "TOOL_NAMES", "policy_values"]
 
@@ -68,7 +68,7 @@ PROPOSAL_ID = _s("proposal_id returned by colony_propose_action.")
 
 # ---------------------------------------------------------------------- the eight tools
 def colony_propose_action(
-    tools: "ColonyTools",
+    kernel: ColonyKernel,
     agent_id: Annotated[str, _s(f"Unique id of the proposing agent, e.g. 'engineer-1'. {AGENT_ID_NOTE}")],
     action_type: Annotated[str, _s("Kind of action, e.g. 'patch_file', 'run_tests', 'archive_module', 'merge_pr'.")],
     target: Annotated[str, _s("Dotted module path or file path the action affects, e.g. 'pkg.git_ops.core'.")],
@@ -89,15 +89,15 @@ def colony_propose_action(
     rollback_plan = inputs.text("rollback_plan", rollback_plan, allow_empty=True)
     parsed = inputs.json_object("evidence", evidence)
     expected = inputs.text("expected_outcome", expected_outcome, allow_empty=True).strip()
-    proposal = tools.new_proposal(
-        agent_id, action_type, target, rationale, expected, rollback_plan=rollback_plan, evidence=parsed
+    proposal = answers.new_proposal(
+        kernel, agent_id, action_type, target, rationale, expected, rollback_plan=rollback_plan, evidence=parsed
     )
-    result = tools.kernel.propose_action(proposal)
+    result = kernel.propose_action(proposal)
     return {**result.to_dict(), "proposal_id": proposal.proposal_id}
 
 
 def colony_record_outcome(
-    tools: "ColonyTools",
+    kernel: ColonyKernel,
     agent_id: Annotated[str, _s(f"The agent the outcome is reported for. {AGENT_ID_NOTE}")],
     action_type: Annotated[str, _s("The action that was taken.")],
     target: Annotated[str, _s("The target the action affected.")],
@@ -113,29 +113,29 @@ def colony_record_outcome(
     target = inputs.text("target", target)
     actual_outcome = inputs.text("actual_outcome", actual_outcome, allow_empty=True)
     if proposal_id is not None:
-        proposal = tools.linked_proposal(inputs.text("proposal_id", proposal_id), agent_id, target)
+        proposal = answers.linked_proposal(kernel, inputs.text("proposal_id", proposal_id), agent_id, target)
     else:
-        proposal = tools.new_proposal(agent_id, action_type, target, RECORD_RATIONALE, actual_outcome.strip())
-    outcome = tools.outcome(action_type, target, actual_outcome, repair_needed)
-    with tools.kernel.db.transaction():  # the answer's profile read shares the record's transaction (one call, one commit)
-        record = tools.kernel.record_outcome(proposal, outcome, tests_passed, tools.feedback(human_feedback))
-        return tools.recorded(record, linked=proposal_id is not None)
+        proposal = answers.new_proposal(kernel, agent_id, action_type, target, RECORD_RATIONALE, actual_outcome.strip())
+    outcome = answers.outcome(action_type, target, actual_outcome, repair_needed)
+    with kernel.db.transaction():  # the answer's profile read shares the record's transaction (one call, one commit)
+        record = kernel.record_outcome(proposal, outcome, tests_passed, answers.feedback(human_feedback))
+        return answers.recorded(kernel, record, linked=proposal_id is not None)
 
 
 def colony_agent_profile(
-    tools: "ColonyTools", agent_id: Annotated[str, _s(f"The agent to look up. {AGENT_ID_NOTE}")]
+    kernel: ColonyKernel, agent_id: Annotated[str, _s(f"The agent to look up. {AGENT_ID_NOTE}")]
 ) -> dict[str, Any]:
     """The agent's trust profile (an unknown agent gets the SANDBOX default, not stored)."""
-    return tools.kernel.agent_profile(inputs.text("agent_id", agent_id)).to_dict()
+    return kernel.agent_profile(inputs.text("agent_id", agent_id)).to_dict()
 
 
-def colony_status(tools: "ColonyTools") -> dict[str, Any]:
+def colony_status(kernel: ColonyKernel) -> dict[str, Any]:
     """Dashboard snapshot: tick, field, budget, roles, recent outcomes, pruning count."""
-    return tools.status()
+    return answers.status(kernel)
 
 
 def colony_pheromone_query(
-    tools: "ColonyTools",
+    kernel: ColonyKernel,
     location: Annotated[str, _s("Dotted module path or file path to sense, e.g. 'pkg.git_ops.core'.")],
     signal_type: Annotated[
         str, Field(description="The signal type to sense.", json_schema_extra={"enum": SIGNAL_TYPES}, strict=True)
@@ -145,45 +145,45 @@ def colony_pheromone_query(
     """Signals of one type at ``location`` (and below it with ``include_descendants``)."""
     location = inputs.text("location", location)
     signal_type = inputs.text("signal_type", signal_type)
-    signals = tools.kernel.query(location, signal_type, prefix=include_descendants)
-    return {"signals": [tools.signal(s) for s in signals]}
+    signals = kernel.query(location, signal_type, prefix=include_descendants)
+    return {"signals": [answers.signal(kernel, s) for s in signals]}
 
 
 def colony_falsify_plan(
-    tools: "ColonyTools", plan_json: Annotated[str, _s("The plan as a JSON object serialised to a string.")]
+    kernel: ColonyKernel, plan_json: Annotated[str, _s("The plan as a JSON object serialised to a string.")]
 ) -> dict[str, Any]:
     """Falsify a JSON plan without touching the colony (the server's repository root only)."""
     plan = inputs.json_object("plan_json", plan_json)
     # the kernel's long-lived worker keeps its parsed-import cache between calls (repo mode)
-    return tools.kernel.falsify_plan(plan)
+    return kernel.falsify_plan(plan)
 
 
-def colony_pruning_report(tools: "ColonyTools") -> dict[str, Any]:
+def colony_pruning_report(kernel: ColonyKernel) -> dict[str, Any]:
     """Advisory pruning candidates derived from DEPENDENCY traces."""
-    report = tools.kernel.pruning_report()
+    report = kernel.pruning_report()
     return {k: report[k] for k in ("candidates", "total_candidates", "generated_at")}
 
 
-def colony_tick(tools: "ColonyTools") -> dict[str, Any]:
+def colony_tick(kernel: ColonyKernel) -> dict[str, Any]:
     """Advance one tick and return the status afterwards."""
-    tools.kernel.tick()
-    return tools.status()
+    kernel.tick()
+    return answers.status(kernel)
 
 
 # ------------------------------------------------------------- the attested lifecycle
 def colony_authorize_execution(
-    tools: "ColonyTools",
+    kernel: ColonyKernel,
     proposal_id: Annotated[str, PROPOSAL_ID],
     actor_id: Annotated[str, _s(f"Who authorizes. {AGENT_ID_NOTE}")] = "executor",
 ) -> dict[str, Any]:
     """Authorize an attested EXECUTE verdict (once)."""
     pid = inputs.text("proposal_id", proposal_id)
-    event = tools.kernel.authorize_execution(pid, inputs.text("actor_id", actor_id))
+    event = kernel.authorize_execution(pid, inputs.text("actor_id", actor_id))
     return {"proposal_id": pid, "event": event.to_dict()}
 
 
 def colony_record_execution_receipt(
-    tools: "ColonyTools",
+    kernel: ColonyKernel,
     proposal_id: Annotated[str, PROPOSAL_ID],
     receipt: Annotated[str, _s("The execution receipt as a JSON object serialised to a string.")],
     actor_id: Annotated[str, _s(f"Who executed. {AGENT_ID_NOTE}")] = "executor",
@@ -191,12 +191,12 @@ def colony_record_execution_receipt(
     """Link a JSON execution receipt to the proposal's authorization."""
     pid = inputs.text("proposal_id", proposal_id)
     parsed = inputs.json_object("receipt", receipt)
-    event = tools.kernel.record_execution_receipt(pid, parsed, inputs.text("actor_id", actor_id))
+    event = kernel.record_execution_receipt(pid, parsed, inputs.text("actor_id", actor_id))
     return {"proposal_id": pid, "event": event.to_dict()}
 
 
 def colony_record_attested_outcome(
-    tools: "ColonyTools",
+    kernel: ColonyKernel,
     proposal_id: Annotated[str, PROPOSAL_ID],
     actual_outcome: Annotated[str, _s("What happened, in words.")],
     tests_passed: Annotated[bool, _s("Whether the post-action tests passed.")],
@@ -208,19 +208,19 @@ def colony_record_attested_outcome(
     pid = inputs.text("proposal_id", proposal_id)
     actual_outcome = inputs.text("actual_outcome", actual_outcome, allow_empty=True)
     actor = inputs.text("actor_id", actor_id)
-    proposal = tools.kernel.get_proposal(pid)
+    proposal = kernel.get_proposal(pid)
     if proposal is None:
         raise NotFoundError("proposal", pid)
-    outcome = tools.outcome(proposal.action_type, proposal.target, actual_outcome, repair_needed)
-    record = tools.kernel.record_attested_outcome(proposal, outcome, tests_passed, tools.feedback(human_feedback), actor_id=actor)
-    return tools.recorded(record, linked=True)
+    outcome = answers.outcome(proposal.action_type, proposal.target, actual_outcome, repair_needed)
+    record = kernel.record_attested_outcome(proposal, outcome, tests_passed, answers.feedback(human_feedback), actor_id=actor)
+    return answers.recorded(kernel, record, linked=True)
 
 
 def colony_attestation_status(
-    tools: "ColonyTools", run_id: Annotated[str, _s("Run to validate; empty = this server's run.")] = ""
+    kernel: ColonyKernel, run_id: Annotated[str, _s("Run to validate; empty = this server's run.")] = ""
 ) -> dict[str, Any]:
     """Validate the server's attestation run (or a named one)."""
-    status = tools.kernel.attestation_status(inputs.text("run_id", run_id, allow_empty=True).strip() or None)
+    status = kernel.attestation_status(inputs.text("run_id", run_id, allow_empty=True).strip() or None)
     if status is None:
         raise ValidationError("attestation", "attestation is disabled on this server (start it with --attestation)")
     return status.to_dict()
