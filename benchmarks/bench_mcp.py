@@ -39,7 +39,7 @@ from mcp.client.streamable_http import streamable_http_client
 from benchmarks import mcp_breakdown as B
 from benchmarks import mcp_http as H
 from benchmarks.common import summary_us, write_artefact
-from colony.server import build_server
+from colony.mcp.server import build_server
 from testkit import mcp_http as K
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,8 +25,8 @@ from colony.mcp import auth, http
 from colony.mcp.access import AccessPolicy
 from colony.mcp.agents import AgentRegistry
 from colony.mcp.ratelimit import LimitFailedAuth
+from colony.mcp.server import build_server
 from colony.mcp.toolset import ColonyTools
-from colony.server import build_server
 from testkit.mcp_http import PROTOCOL, ROOT, TOKEN, propose_args, rpc_body
 
 __all__ = ["auth_cost", "breakdown", "hot_spots"]

@@ -1,6 +1,7 @@
-"""The eight colony MCP tools as plain functions: JSON in, JSON out.
+"""The eight colony MCP tools as plain functions: JSON in, JSON out (the seed's module name).
 
-All of them route through one module-level :class:`~colony.mcp.toolset.ColonyTools`
+A thin shim over the one table, :data:`colony.mcp.tools.TOOLS`: each function is that row's
+tool, checked by its annotations. All of them route through one module-level :class:`~colony.mcp.toolset.ColonyTools`
 (``_tools``), created lazily on first call around a full :class:`~colony.kernel.ColonyKernel`;
 calls are serialised on its lock. :func:`configure` chooses the kernel configuration
 (state file, policy directory, repository root, attestation) before first use.
@@ -18,38 +19,15 @@ normal results.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from colony.kernel import ColonyKernel, ColonyKernelConfig
+from colony.mcp.spec import ToolSpec
+from colony.mcp.tools import TOOL_NAMES, TOOLS
 from colony.mcp.toolset import ColonyTools
 
-__all__ = [
-    "TOOL_NAMES",
-    "ColonyTools",
-    "colony_agent_profile",
-    "colony_falsify_plan",
-    "colony_pheromone_query",
-    "colony_propose_action",
-    "colony_pruning_report",
-    "colony_record_outcome",
-    "colony_status",
-    "colony_tick",
-    "configure",
-    "get_kernel",
-    "get_tools",
-    "reset",
-]
-
-TOOL_NAMES = (
-    "colony_propose_action",
-    "colony_record_outcome",
-    "colony_agent_profile",
-    "colony_status",
-    "colony_pheromone_query",
-    "colony_falsify_plan",
-    "colony_pruning_report",
-    "colony_tick",
-)
+__all__ = ["TOOL_NAMES", "ColonyTools", "configure", "get_kernel", "get_tools", "reset", *TOOL_NAMES]
 
 _tools: ColonyTools | None = None
 _config: ColonyKernelConfig | None = None
@@ -92,60 +70,22 @@ def reset() -> None:
         _config = None
 
 
-def colony_propose_action(
-    agent_id: str,
-    action_type: str,
-    target: str,
-    rationale: str,
-    rollback_plan: str,
-    evidence: str = "{}",
-    expected_outcome: str = "",
-) -> dict[str, Any]:
-    """Submit a proposal to the actuation gate; the verdict plus ``proposal_id``."""
-    return get_tools().colony_propose_action(agent_id, action_type, target, rationale, rollback_plan, evidence, expected_outcome)
+def _shim(spec: ToolSpec) -> Callable[..., dict[str, Any]]:
+    def tool(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        return get_tools().call(spec, *args, **kwargs)
+
+    tool.__name__ = tool.__qualname__ = spec.name
+    tool.__doc__ = spec.fn.__doc__
+    tool.__signature__ = spec.signature  # type: ignore[attr-defined]
+    return tool
 
 
-def colony_record_outcome(
-    agent_id: str,
-    action_type: str,
-    target: str,
-    actual_outcome: str,
-    tests_passed: bool,
-    human_feedback: float = 0.0,
-    repair_needed: bool = False,
-    proposal_id: str | None = None,
-) -> dict[str, Any]:
-    """Record a caller-reported outcome (linked to a proposal when ``proposal_id`` is given)."""
-    return get_tools().colony_record_outcome(
-        agent_id, action_type, target, actual_outcome, tests_passed, human_feedback, repair_needed, proposal_id
-    )
+_FUNCTIONS = {spec.name: _shim(spec) for spec in TOOLS if not spec.attested}
 
 
-def colony_agent_profile(agent_id: str) -> dict[str, Any]:
-    """The agent's trust profile."""
-    return get_tools().colony_agent_profile(agent_id)
-
-
-def colony_status() -> dict[str, Any]:
-    """Dashboard snapshot of the colony."""
-    return get_tools().colony_status()
-
-
-def colony_pheromone_query(location: str, signal_type: str, include_descendants: bool = False) -> dict[str, Any]:
-    """``{"signals": [...]}`` of one type at a location."""
-    return get_tools().colony_pheromone_query(location, signal_type, include_descendants)
-
-
-def colony_falsify_plan(plan_json: str) -> dict[str, Any]:
-    """Falsification report for a JSON plan."""
-    return get_tools().colony_falsify_plan(plan_json)
-
-
-def colony_pruning_report() -> dict[str, Any]:
-    """Advisory pruning candidates."""
-    return get_tools().colony_pruning_report()
-
-
-def colony_tick() -> dict[str, Any]:
-    """Advance one tick; the status afterwards."""
-    return get_tools().colony_tick()
+def __getattr__(name: str) -> Callable[..., dict[str, Any]]:
+    """The eight tools as functions over the singleton (``colony_propose_action(agent_id, ...)`` and so on)."""
+    try:
+        return _FUNCTIONS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

@@ -1,7 +1,7 @@
 """``colony gateway``: an MCP server in front of other MCP servers, gating every tool call.
 
-The options are declared here (the HTTP ones shared with ``colony mcp``, from the light
-:mod:`colony.mcp.http_options`); the gateway itself (:mod:`colony.mcp.gateway.serve`) is
+The options are declared here (the HTTP ones shared with ``colony mcp``,
+:mod:`colony.commands._http_options`); the gateway itself (:mod:`colony.mcp.gateway.serve`) is
 imported only when the command runs, so ``colony --help`` stays fast.
 """
 
@@ -11,8 +11,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from colony.commands._http_options import add_http_arguments, serve_options
 from colony.commands._state_options import add_state_arguments
-from colony.mcp.http_options import add_http_arguments
 
 DEFAULT_PORT = 8766
 
@@ -48,4 +48,4 @@ def register(sub: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     from colony.mcp.gateway.serve import run
 
-    return run(args)
+    return run(serve_options(args), args.config, attestation=args.attestation, policy_dir=args.policy_dir)

@@ -33,28 +33,21 @@ from typing import TYPE_CHECKING, Any, Final
 
 from colony.errors import ValidationError
 from colony.mcp.auth import UNBOUND, Caller, caller
+from colony.mcp.tools import TOOLS
 
 if TYPE_CHECKING:
     from colony.mcp.agents import AgentRegistry
 
 __all__ = ["IDENTITY_ARGUMENTS", "OPERATOR_TOOLS", "AccessPolicy"]
 
-#: Tool → the argument that names who acts.
-IDENTITY_ARGUMENTS: Final[Mapping[str, str]] = {
-    "colony_propose_action": "agent_id",
-    "colony_record_outcome": "agent_id",
-    "colony_agent_profile": "agent_id",
-    "colony_authorize_execution": "actor_id",
-    "colony_record_execution_receipt": "actor_id",
-    "colony_record_attested_outcome": "actor_id",
-}
-#: Tools whose identity argument only names whom to read: an operator may name any agent.
-READ_SUBJECT_TOOLS: Final = frozenset({"colony_agent_profile"})
+#: Tool → the argument that names who acts (from the tools' signatures).
+IDENTITY_ARGUMENTS: Final[Mapping[str, str]] = {spec.name: spec.identity for spec in TOOLS if spec.identity is not None}
+#: Tools whose identity argument only names whom to read (the read-only ones): an operator may name any agent.
+READ_SUBJECT_TOOLS: Final = frozenset(spec.name for spec in TOOLS if spec.identity and spec.annotations.read_only_hint)
 #: Tools only an operator may call: time, pruning, calibration, and the tools that write files or run code.
 OPERATOR_TOOLS: Final = frozenset(
     {
-        "colony_tick",
-        "colony_pruning_report",
+        *(spec.name for spec in TOOLS if spec.operator),
         "colony_calibrate_agent",
         "cli_project_create",
         "cli_ai_generate",

@@ -1,6 +1,6 @@
 """Streamable HTTP safeguards: loopback by default, Host/Origin checks, bounded sessions.
 
-The session limits are declared with the command-line options in :mod:`colony.mcp.http_options`.
+The session limits' defaults are in :mod:`colony.mcp.options`.
 
 Authentication (bearer tokens) is :mod:`colony.mcp.auth`; failed attempts are slowed by
 :mod:`colony.mcp.ratelimit`.
@@ -17,7 +17,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 
 from colony.errors import ValidationError
-from colony.mcp.http_options import MAX_SESSIONS, SESSION_IDLE_TIMEOUT_S
+from colony.mcp.options import MAX_SESSIONS, SESSION_IDLE_TIMEOUT_S
 
 __all__ = [
     "MAX_SESSIONS",

@@ -1,8 +1,10 @@
-r"""Validation of MCP tool arguments: each check names the argument it rejects.
+r"""The checks of MCP tool arguments that an annotation cannot state; each names the argument it rejects.
 
-The tools are plain functions a caller may use without the SDK in front, so they check
-their own arguments; a failure is a :class:`~colony.errors.ValidationError` whose field is
-the tool argument's name. Nothing here touches the kernel.
+Types, booleans and numeric ranges are stated by the tools' annotated signatures
+(:mod:`colony.mcp.tools`) and checked before a tool runs. What is left is checked here:
+text that is blank or holds a lone surrogate, and JSON objects passed as strings. A failure
+is a :class:`~colony.errors.ValidationError` whose field is the tool argument's name.
+Nothing here touches the kernel.
 
 >>> json_object("evidence", '{"tests": ["t.py"]}')
 {'tests': ['t.py']}
@@ -22,15 +24,13 @@ import json
 from typing import Any
 
 from colony.errors import ValidationError
-from colony.models import check_finite, check_json_value
+from colony.models import check_json_value
 
-__all__ = ["feedback", "flag", "json_object", "text"]
+__all__ = ["json_object", "text"]
 
 
-def text(name: str, value: Any, *, allow_empty: bool = False) -> str:
-    """``value`` as a string; it must be valid Unicode and, unless ``allow_empty``, not blank."""
-    if not isinstance(value, str):
-        raise ValidationError(name, f"must be a string, got {type(value).__name__}", value=value)
+def text(name: str, value: str, *, allow_empty: bool = False) -> str:
+    """``value`` unchanged; it must be valid Unicode and, unless ``allow_empty``, not blank."""
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -40,23 +40,11 @@ def text(name: str, value: Any, *, allow_empty: bool = False) -> str:
     return value
 
 
-def flag(name: str, value: Any) -> bool:
-    """``value`` as a bool; integers and strings are not booleans."""
-    if not isinstance(value, bool):
-        raise ValidationError(name, f"must be a boolean (true or false), got {type(value).__name__}", value=value)
-    return value
-
-
-def feedback(value: Any) -> float:
-    """Operator feedback: a finite number in [-1, 1]."""
-    return check_finite("human_feedback", value, minimum=-1.0, maximum=1.0)
-
-
 def _no_constants(token: str) -> Any:
     raise ValueError(f"{token} is not a JSON number")
 
 
-def json_object(name: str, value: Any) -> dict[str, Any]:
+def json_object(name: str, value: str) -> dict[str, Any]:
     """Parse a JSON-serialised object; blank text means ``{}``. NaN and Infinity are rejected."""
     raw = text(name, value, allow_empty=True)
     if not raw.strip():

@@ -11,16 +11,17 @@
 * :func:`http_server` wraps the app (Host/Origin checks, session idle timeout and cap,
   failed-auth backoff) in a uvicorn server that announces ``serving Streamable HTTP at …``
   only once it has started and the socket accepts connections, so a client that trusts the
-  line connects;
-* :func:`serve_http` is ``colony mcp --http``: the colony tools on those pieces.
+  line connects.
+
+Each takes the :class:`~colony.mcp.options.ServeOptions` the command parsed; ``colony mcp --http``
+puts the colony tools on these pieces (:func:`colony.mcp.server.serve_http`).
 """
 
 from __future__ import annotations
 
-import argparse
 import socket
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -31,6 +32,7 @@ from colony.errors import ColonyError, ValidationError
 from colony.mcp import auth, http
 from colony.mcp.access import AccessPolicy
 from colony.mcp.agents import AgentRegistry, AgentRole, check_name
+from colony.mcp.options import ServeOptions
 from colony.mcp.outage import AnswerStoreOutage
 from colony.mcp.ratelimit import LimitFailedAuth
 
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from colony.kernel import ColonyKernel
-    from colony.mcp.toolset import ColonyTools
 
 __all__ = [
     "HttpAuth",
@@ -48,21 +49,20 @@ __all__ = [
     "http_server",
     "open_endpoint",
     "registry_of",
-    "serve_http",
     "stdio_access",
     "stdio_caller",
 ]
 
 
-def check_options(args: argparse.Namespace) -> None:
+def check_options(options: ServeOptions) -> None:
     """Refuse option combinations that cannot work, naming the option (before any file is opened)."""
-    if args.agent_id is not None:
-        check_name(args.agent_id)
-        if args.http:
+    if options.agent_id is not None:
+        check_name(options.agent_id)
+        if options.http:
             raise ValidationError("--agent-id", "binds a stdio server; over HTTP each agent's token names it")
-    if args.registry_only and args.state is None:
+    if options.registry_only and options.state is None:
         raise ValidationError("--registry-only", "needs --state FILE (the agent registry lives in the state file)")
-    if args.http and args.auth == "agents" and args.state is None:
+    if options.http and options.auth == "agents" and options.state is None:
         raise ValidationError("--auth", "agents needs --state FILE (the agent registry lives in the state file)")
 
 
@@ -78,17 +78,17 @@ def stdio_caller(registry: AgentRegistry, agent_id: str) -> auth.Caller:
     return auth.Caller(agent_id, record is not None and record.role is AgentRole.OPERATOR, "stdio")
 
 
-def stdio_access(tools: ColonyTools, args: argparse.Namespace) -> AccessPolicy:
+def stdio_access(kernel: ColonyKernel, options: ServeOptions) -> AccessPolicy:
     """The access policy of a stdio server: bound to ``--agent-id`` when given, registry-only when asked."""
-    if args.agent_id is None and not args.registry_only:
+    if options.agent_id is None and not options.registry_only:
         return AccessPolicy()
-    registry = registry_of(tools.kernel)
+    registry = registry_of(kernel)
     bound = auth.UNBOUND
-    if args.agent_id is not None:
-        if args.registry_only and registry.active(args.agent_id) is None:
-            raise ValidationError("--agent-id", f"{args.agent_id!r} is not a registered agent (see colony agents list)")
-        bound = stdio_caller(registry, args.agent_id)
-    return AccessPolicy(bound=bound, registry=registry, registry_only=args.registry_only)
+    if options.agent_id is not None:
+        if options.registry_only and registry.active(options.agent_id) is None:
+            raise ValidationError("--agent-id", f"{options.agent_id!r} is not a registered agent (see colony agents list)")
+        bound = stdio_caller(registry, options.agent_id)
+    return AccessPolicy(bound=bound, registry=registry, registry_only=options.registry_only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +106,12 @@ class HttpAuth:
     generated: str | None = None
 
 
-def http_auth(args: argparse.Namespace, registry: AgentRegistry | None) -> HttpAuth:
+def http_auth(options: ServeOptions, registry: AgentRegistry | None) -> HttpAuth:
     """Choose the authentication from ``--auth`` and the registry (ValidationError when it cannot work)."""
     # once a state file has ever had agents, it stays in per-agent mode: revoking the last one must not reopen
     # the shared token
     known = len(registry.records()) if registry is not None else 0
-    if args.auth == "agents" or (args.auth == "auto" and known):
+    if options.auth == "agents" or (options.auth == "auto" and known):
         if registry is None:
             raise ValidationError("--auth", "agents needs a state file (the agent registry lives in it)")
         if not known:
@@ -142,11 +142,11 @@ class HttpEndpoint:
         return {"token_verifier": self.auth.verifier, "auth": http.auth_settings(self.host, self.port)}
 
 
-def open_endpoint(args: argparse.Namespace, chosen: HttpAuth) -> HttpEndpoint:
+def open_endpoint(options: ServeOptions, chosen: HttpAuth) -> HttpEndpoint:
     """Check the bind address (``--allow-remote``) and bind the port; ColonyError when either fails."""
-    http.check_bind_host(args.host, allow_remote=args.allow_remote)
-    sock = _bind(args.host, args.port)
-    return HttpEndpoint(sock, args.host, sock.getsockname()[1], chosen)
+    http.check_bind_host(options.host, allow_remote=options.allow_remote)
+    sock = _bind(options.host, options.port)
+    return HttpEndpoint(sock, options.host, sock.getsockname()[1], chosen)
 
 
 class _AnnouncingServer(uvicorn.Server):
@@ -175,7 +175,7 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def http_server(
-    server: MCPServer, endpoint: HttpEndpoint, args: argparse.Namespace, *, program: str, json_response: bool
+    server: MCPServer, endpoint: HttpEndpoint, options: ServeOptions, *, program: str, json_response: bool
 ) -> uvicorn.Server:
     """A uvicorn server for ``server`` on ``endpoint``: Host/Origin checks, session limits, failed-auth backoff.
 
@@ -183,13 +183,13 @@ def http_server(
     Streamable HTTP at URL`` only when the socket accepts connections. Run it with
     ``.run(sockets=[endpoint.sock])``, or ``await .serve(sockets=[endpoint.sock])`` inside an event loop.
     """
-    security = http.transport_security(args.host, extra_hosts=tuple(args.allowed_host), extra_origins=tuple(args.allowed_origin))
+    security = http.transport_security(options.host, extra_hosts=options.allowed_host, extra_origins=options.allowed_origin)
     app = server.streamable_http_app(
         transport_security=security,
-        host=args.host,
+        host=options.host,
         json_response=json_response,
-        session_idle_timeout=args.session_idle_timeout,
-        max_sessions=args.max_sessions,
+        session_idle_timeout=options.session_idle_timeout,
+        max_sessions=options.max_sessions,
     )
 
     def announce() -> None:
@@ -200,17 +200,3 @@ def http_server(
 
     config = uvicorn.Config(LimitFailedAuth(AnswerStoreOutage(app)), log_level="warning", lifespan="on")
     return _AnnouncingServer(config, announce)
-
-
-def serve_http(tools: ColonyTools, args: argparse.Namespace, registrars: Sequence[Callable[[MCPServer], None]] = ()) -> None:
-    """Serve the colony tools over Streamable HTTP until stopped (ColonyError for a bad setup, before anything listens)."""
-    from colony.server import build_server
-
-    registry = registry_of(tools.kernel) if args.state is not None else None
-    endpoint = open_endpoint(args, http_auth(args, registry))
-    access = AccessPolicy(registry=registry, registry_only=args.registry_only)
-    server = build_server(
-        tools, token_verifier=endpoint.auth.verifier, access=access, host=args.host, port=endpoint.port, registrars=registrars
-    )
-    # handshake-era sessions answer with plain JSON: no SSE framing (the colony tools stream nothing)
-    http_server(server, endpoint, args, program="colony mcp", json_response=True).run(sockets=[endpoint.sock])

@@ -3,77 +3,42 @@
 JSON in, JSON out: every method takes JSON-shaped arguments and returns a JSON object.
 Bad input and refused operations come back as ``{"error": message}`` with nothing
 changed; a verdict of HOLD or REFUSE is a normal result. Exceptions are translated to
-results in exactly one place (:func:`_boundary`); an unexpected one is logged with its
-traceback here and reaches the caller only as ``"internal error (logged)"``.
+results in exactly one place (:meth:`ColonyTools.invoke`); an unexpected one is logged with
+its traceback here and reaches the caller only as ``"internal error (logged)"``.
+
+The methods are the tools of :data:`colony.mcp.tools.TOOLS`, one per row, each checked by its
+function's annotations (:meth:`colony.mcp.spec.ToolSpec.check`) before it runs.
 
 >>> tools = ColonyTools()
 >>> tools.colony_agent_profile("new-agent")["role"]
 'sandbox'
 >>> tools.colony_pheromone_query("pkg.mod", "smell")["error"]
 "signal_type: unknown signal type 'smell'; expected one of ['failure', 'success', 'risk', 'need', 'dependency', 'human_priority']"
+>>> tools.colony_record_outcome("a", "patch_file", "pkg.mod", "ok", 1)["error"]
+'tests_passed: must be a boolean (true or false), got int'
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
+import inspect
 import logging
 import threading
-from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from colony.config import Policy
-from colony.errors import ColonyError, ConflictError, NotFoundError, ValidationError
+from colony.errors import ColonyError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
-from colony.mcp import inputs
-from colony.models import ActionProposal, ColonySignal, ConsequenceRecord, DecayRate
+from colony.mcp.spec import ToolSpec
+from colony.mcp.tools import TOOLS
 
-__all__ = ["INTERNAL_ERROR", "MCP_AGENT_TYPE", "ColonyTools"]
+__all__ = ["INTERNAL_ERROR", "ColonyTools"]
 
 log = logging.getLogger("colony.mcp")
 
 INTERNAL_ERROR = "internal error (logged)"
-MCP_AGENT_TYPE = "mcp_agent"
-RECORD_RATIONALE = "Outcome recorded via colony_record_outcome MCP tool."
-
-P = ParamSpec("P")
-
-
-def _translated(
-    method: Callable[Concatenate[ColonyTools, P], dict[str, Any]],
-) -> Callable[Concatenate[ColonyTools, P], dict[str, Any]]:
-    """Serialise the call on the toolset's lock and turn any exception into ``{"error": ...}``."""
-    return _boundary(method, serialised=True)
-
-
-def _unserialised(
-    method: Callable[Concatenate[ColonyTools, P], dict[str, Any]],
-) -> Callable[Concatenate[ColonyTools, P], dict[str, Any]]:
-    """Like :func:`_translated` for a tool that reads no kernel state (it may run beside others)."""
-    return _boundary(method, serialised=False)
-
-
-def _boundary(
-    method: Callable[Concatenate[ColonyTools, P], dict[str, Any]], *, serialised: bool
-) -> Callable[Concatenate[ColonyTools, P], dict[str, Any]]:
-    @functools.wraps(method)
-    def call(self: ColonyTools, *args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
-        try:
-            with self._lock if serialised else contextlib.nullcontext():
-                return method(self, *args, **kwargs)
-        except ColonyError as exc:
-            return {"error": str(exc)}
-        except Exception:
-            log.exception("MCP tool %s failed", method.__name__)
-            return {"error": INTERNAL_ERROR}
-
-    return call
-
-
-def default_expected_outcome(action_type: str, target: str) -> str:
-    """The expected outcome a proposal gets when the caller does not state one."""
-    return f"Successful execution of {action_type} on {target}."
 
 
 class ColonyTools:
@@ -128,233 +93,42 @@ class ColonyTools:
                 self._kernel.close()
                 self._kernel = None
 
-    # ------------------------------------------------------------- proposals
-    def _new_proposal(
-        self, agent_id: str, action_type: str, target: str, rationale: str, expected_outcome: str, **fields: Any
-    ) -> ActionProposal:
-        """A proposal from an MCP caller, stamped now (a blank expected outcome gets the default)."""
-        return ActionProposal(
-            agent_id=agent_id,
-            agent_type=MCP_AGENT_TYPE,
-            action_type=action_type,
-            target=target,
-            rationale=rationale,
-            expected_outcome=expected_outcome or default_expected_outcome(action_type, target),
-            created_at=self.kernel.config.clock(),
-            **fields,
-        )
+    # ------------------------------------------------------------- calling
+    def invoke(self, spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Run ``spec``'s tool with already checked ``arguments`` (an MCP call: the SDK checked them)."""
+        return self._guarded(spec, lambda: spec.fn(self.kernel, **arguments))
 
-    def _linked_proposal(self, proposal_id: str, agent_id: str, target: str) -> ActionProposal:
-        proposal = self.kernel.get_proposal(proposal_id)
-        if proposal is None:
-            if self.kernel.consequence_memory.has_outcome(proposal_id):
-                raise ConflictError(f"proposal {proposal_id!r} already has a recorded outcome", ident=proposal_id)
-            raise NotFoundError("proposal", proposal_id)
-        if proposal.agent_id != agent_id:
-            raise ValidationError(
-                "agent_id", f"proposal {proposal_id!r} was made by {proposal.agent_id!r}, not {agent_id!r}", value=agent_id
-            )
-        if proposal.target != target:
-            raise ValidationError("target", f"proposal {proposal_id!r} targets {proposal.target!r}, not {target!r}", value=target)
-        return proposal
+    def call(self, spec: ToolSpec, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Run ``spec``'s tool as a plain call: its annotations check the arguments first."""
+        return self._guarded(spec, lambda: spec.fn(self.kernel, **spec.check(args, kwargs)))
 
-    @staticmethod
-    def _report(
-        actual_outcome: str, tests_passed: bool, human_feedback: float, repair_needed: bool
-    ) -> tuple[str, bool, str | None, bool]:
-        """The checked report: (actual_outcome, tests_passed, feedback as the kernel records it, repair_needed)."""
-        actual_outcome = inputs.text("actual_outcome", actual_outcome, allow_empty=True)
-        tests_passed = inputs.flag("tests_passed", tests_passed)
-        feedback = inputs.feedback(human_feedback)
-        repair_needed = inputs.flag("repair_needed", repair_needed)
-        return actual_outcome, tests_passed, repr(feedback) if feedback else None, repair_needed
+    def _guarded(self, spec: ToolSpec, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """Serialise the call on the lock (unless the tool reads no kernel state); any exception becomes ``{"error": ...}``."""
+        try:
+            with self._lock if spec.serialised else contextlib.nullcontext():
+                return run()
+        except ColonyError as exc:
+            return {"error": str(exc)}
+        except Exception:
+            log.exception("MCP tool %s failed", spec.name)
+            return {"error": INTERNAL_ERROR}
 
-    @staticmethod
-    def _outcome(action_type: str, target: str, actual_outcome: str, repair_needed: bool) -> dict[str, Any]:
-        return {"summary": actual_outcome, "repair_needed": repair_needed, "action_taken": f"{action_type} on {target}"}
+    if TYPE_CHECKING:  # the tool methods are attached below, one per row of the table
 
-    def _recorded(self, record: ConsequenceRecord, *, linked: bool) -> dict[str, Any]:
-        profile = self.kernel.agent_profile(record.proposal.agent_id)
-        return {
-            "status": "recorded",
-            "consequence_id": record.consequence_id,
-            "proposal_id": record.proposal.proposal_id,
-            "linked": linked,
-            "trust_delta": record.trust_delta,
-            "trust_score": profile.trust_score,
-            "role": profile.role.value,
-        }
+        def __getattr__(self, name: str) -> Callable[..., dict[str, Any]]: ...
 
-    # ----------------------------------------------------------------- tools
-    @_translated
-    def colony_propose_action(
-        self,
-        agent_id: str,
-        action_type: str,
-        target: str,
-        rationale: str,
-        rollback_plan: str,
-        evidence: str = "{}",
-        expected_outcome: str = "",
-    ) -> dict[str, Any]:
-        """Submit a proposal to the actuation gate; returns the verdict and the ``proposal_id``."""
-        agent_id = inputs.text("agent_id", agent_id)
-        action_type = inputs.text("action_type", action_type)
-        target = inputs.text("target", target)
-        rationale = inputs.text("rationale", rationale)
-        rollback_plan = inputs.text("rollback_plan", rollback_plan, allow_empty=True)
-        parsed = inputs.json_object("evidence", evidence)
-        expected = inputs.text("expected_outcome", expected_outcome, allow_empty=True).strip()
-        proposal = self._new_proposal(
-            agent_id, action_type, target, rationale, expected, rollback_plan=rollback_plan, evidence=parsed
-        )
-        result = self.kernel.propose_action(proposal)
-        return {**result.to_dict(), "proposal_id": proposal.proposal_id}
 
-    @_translated
-    def colony_record_outcome(
-        self,
-        agent_id: str,
-        action_type: str,
-        target: str,
-        actual_outcome: str,
-        tests_passed: bool,
-        human_feedback: float = 0.0,
-        repair_needed: bool = False,
-        proposal_id: str | None = None,
-    ) -> dict[str, Any]:
-        """Record a caller-reported outcome; links to an earlier proposal when ``proposal_id`` is given."""
-        agent_id = inputs.text("agent_id", agent_id)
-        action_type = inputs.text("action_type", action_type)
-        target = inputs.text("target", target)
-        actual_outcome, tests_passed, feedback, repair_needed = self._report(
-            actual_outcome, tests_passed, human_feedback, repair_needed
-        )
-        if proposal_id is not None:
-            proposal = self._linked_proposal(inputs.text("proposal_id", proposal_id), agent_id, target)
-        else:
-            proposal = self._new_proposal(agent_id, action_type, target, RECORD_RATIONALE, actual_outcome.strip())
-        with self.kernel.db.transaction():  # the answer's profile read shares the record's transaction (one call, one commit)
-            record = self.kernel.record_outcome(
-                proposal, self._outcome(action_type, target, actual_outcome, repair_needed), tests_passed, feedback
-            )
-            return self._recorded(record, linked=proposal_id is not None)
+def _plain_method(spec: ToolSpec) -> Callable[..., dict[str, Any]]:
+    def method(self: ColonyTools, /, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return self.call(spec, *args, **kwargs)
 
-    @_translated
-    def colony_agent_profile(self, agent_id: str) -> dict[str, Any]:
-        """The agent's trust profile (an unknown agent gets the SANDBOX default, not stored)."""
-        return self.kernel.agent_profile(inputs.text("agent_id", agent_id)).to_dict()
+    method.__name__ = spec.name
+    method.__qualname__ = f"ColonyTools.{spec.name}"
+    method.__doc__ = spec.fn.__doc__
+    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+    method.__signature__ = spec.signature.replace(parameters=[self_param, *spec.signature.parameters.values()])  # type: ignore[attr-defined]
+    return method
 
-    @_translated
-    def colony_status(self) -> dict[str, Any]:
-        """Dashboard snapshot: tick, field, budget, roles, recent outcomes, pruning count."""
-        return self._status()
 
-    def _status(self) -> dict[str, Any]:
-        s = self.kernel.colony_status()
-        keys = (
-            "tick_count",
-            "pheromone_summary",
-            "budget_usage",
-            "role_distribution",
-            "recent_consequences",
-            "pruning_candidates_count",
-            "attestation_mode",
-            "retention",
-        )
-        return {k: s[k] for k in keys}
-
-    @_translated
-    def colony_pheromone_query(self, location: str, signal_type: str, include_descendants: bool = False) -> dict[str, Any]:
-        """Signals of one type at ``location`` (and below it with ``include_descendants``)."""
-        location = inputs.text("location", location)
-        signal_type = inputs.text("signal_type", signal_type)
-        prefix = inputs.flag("include_descendants", include_descendants)
-        signals = self.kernel.query(location, signal_type, prefix=prefix)
-        return {"signals": [self._signal(s) for s in signals]}
-
-    def _signal(self, s: ColonySignal) -> dict[str, Any]:
-        rates = self.kernel.policy.pheromone.decay_per_tick
-        return {
-            "location": s.location,
-            "signal_type": s.signal_type.value,
-            "strength": s.strength,
-            # Rounded so 0.3 / 0.1 reads 3.0, not 2.9999999999999996.
-            "decay_rate": round(getattr(rates, s.decay_rate.value) / getattr(rates, DecayRate.NORMAL.value), 9),
-            "decay_class": s.decay_rate.value,
-            "source": s.source.value,
-            "evidence": s.evidence,
-            "last_reinforced": s.last_reinforced,
-        }
-
-    @_unserialised
-    def colony_falsify_plan(self, plan_json: str) -> dict[str, Any]:
-        """Falsify a JSON plan without touching the colony (the server's repository root only)."""
-        plan = inputs.json_object("plan_json", plan_json)
-        # the kernel's long-lived worker keeps its parsed-import cache between calls (repo mode)
-        return self.kernel.falsify_plan(plan)
-
-    @_translated
-    def colony_pruning_report(self) -> dict[str, Any]:
-        """Advisory pruning candidates derived from DEPENDENCY traces."""
-        report = self.kernel.pruning_report()
-        return {k: report[k] for k in ("candidates", "total_candidates", "generated_at")}
-
-    @_translated
-    def colony_tick(self) -> dict[str, Any]:
-        """Advance one tick and return the status afterwards."""
-        self.kernel.tick()
-        return self._status()
-
-    # ------------------------------------------------- attested lifecycle
-    @_translated
-    def colony_authorize_execution(self, proposal_id: str, actor_id: str = "executor") -> dict[str, Any]:
-        """Authorize an attested EXECUTE verdict (once)."""
-        pid = inputs.text("proposal_id", proposal_id)
-        event = self.kernel.authorize_execution(pid, inputs.text("actor_id", actor_id))
-        return {"proposal_id": pid, "event": event.to_dict()}
-
-    @_translated
-    def colony_record_execution_receipt(self, proposal_id: str, receipt: str, actor_id: str = "executor") -> dict[str, Any]:
-        """Link a JSON execution receipt to the proposal's authorization."""
-        pid = inputs.text("proposal_id", proposal_id)
-        parsed = inputs.json_object("receipt", receipt)
-        event = self.kernel.record_execution_receipt(pid, parsed, inputs.text("actor_id", actor_id))
-        return {"proposal_id": pid, "event": event.to_dict()}
-
-    @_translated
-    def colony_record_attested_outcome(
-        self,
-        proposal_id: str,
-        actual_outcome: str,
-        tests_passed: bool,
-        human_feedback: float = 0.0,
-        repair_needed: bool = False,
-        actor_id: str = "observer",
-    ) -> dict[str, Any]:
-        """Record the outcome of an executed, receipted proposal."""
-        pid = inputs.text("proposal_id", proposal_id)
-        actual_outcome, tests_passed, feedback, repair_needed = self._report(
-            actual_outcome, tests_passed, human_feedback, repair_needed
-        )
-        actor = inputs.text("actor_id", actor_id)
-        proposal = self.kernel.get_proposal(pid)
-        if proposal is None:
-            raise NotFoundError("proposal", pid)
-        record = self.kernel.record_attested_outcome(
-            proposal,
-            self._outcome(proposal.action_type, proposal.target, actual_outcome, repair_needed),
-            tests_passed,
-            feedback,
-            actor_id=actor,
-        )
-        return self._recorded(record, linked=True)
-
-    @_translated
-    def colony_attestation_status(self, run_id: str = "") -> dict[str, Any]:
-        """Validate the server's attestation run (or a named one)."""
-        run = inputs.text("run_id", run_id, allow_empty=True).strip() or None
-        status = self.kernel.attestation_status(run)
-        if status is None:
-            raise ValidationError("attestation", "attestation is disabled on this server (start it with --attestation)")
-        return status.to_dict()
+for _spec in TOOLS:
+    setattr(ColonyTools, _spec.name, _plain_method(_spec))

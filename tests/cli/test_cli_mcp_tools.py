@@ -13,7 +13,7 @@ from mcp import Client
 
 from colony import server as colony_server
 from colony.cli_tools.mcp import CLI_TOOL_NAMES, EXEC_TOOLS, READ_ONLY_TOOLS, register_cli_tools
-from colony.server import build_server
+from colony.mcp.server import build_server
 from tests.cli.conftest import Runner, write
 
 pytestmark = pytest.mark.anyio

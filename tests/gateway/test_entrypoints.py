@@ -145,7 +145,7 @@ def test_start_up_errors_exit_2_and_say_what_is_wrong(
     bad.write_text("upstreams:\n  fs:\n    command: node\n    url: http://x/mcp\n")
     assert cli_main(["gateway", "--config", str(bad), "--agent-id", "a"]) == 2
     assert "config gateway.upstreams.fs" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as exited:  # the HTTP options are colony mcp's (colony.mcp.http_options)
+    with pytest.raises(SystemExit) as exited:  # the HTTP options are colony mcp's (colony.commands._http_options)
         cli_main(["gateway", "--config", str(config), "--agent-id", "a", "--http", "--port", "70000"])
     assert exited.value.code == 2
     assert "argument --port: expected a port in 0..65535, got 70000" in capsys.readouterr().err

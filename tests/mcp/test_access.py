@@ -22,8 +22,13 @@ MODULES = [
     "colony.mcp.access",
     "colony.mcp.ratelimit",
     "colony.mcp.http",
-    "colony.mcp.http_options",
-    "colony.server",
+    "colony.commands._http_options",
+    "colony.mcp.options",
+    "colony.mcp.spec",
+    "colony.mcp.tools",
+    "colony.mcp.toolset",
+    "colony.mcp.answers",
+    "colony.mcp.server",
 ]
 
 

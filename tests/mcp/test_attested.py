@@ -8,8 +8,8 @@ import pytest
 from mcp import Client
 
 from colony.kernel import ColonyKernelConfig
+from colony.mcp.server import build_server
 from colony.mcp.toolset import ColonyTools
-from colony.server import build_server
 from tests.mcp.support import check_tool_list, err, ok, propose_args, record_args
 
 pytestmark = pytest.mark.anyio

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from colony.server import build_server
+from colony.mcp.server import build_server
 from tests.examples import examples
 from tests.mcp.support import TOOL_NAMES, propose_args, record_args
 

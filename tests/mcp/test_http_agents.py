@@ -244,7 +244,7 @@ def test_sessions_are_capped_and_expire_when_idle() -> None:
 def test_the_default_session_limits_are_lower_than_the_sdks() -> None:
     from mcp.server.streamable_http_manager import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
 
-    from colony.server import build_parser
+    from colony.commands.mcp import build_parser
 
     args = build_parser().parse_args(["--http"])
     assert args.session_idle_timeout < DEFAULT_SESSION_IDLE_TIMEOUT and args.max_sessions < DEFAULT_MAX_SESSIONS

@@ -13,8 +13,8 @@ from mcp import Client
 from mcp.types import LATEST_PROTOCOL_VERSION
 
 from colony.kernel import ColonyKernelConfig
+from colony.mcp.server import build_server
 from colony.mcp.toolset import INTERNAL_ERROR, ColonyTools
-from colony.server import build_server
 from tests.mcp.support import (
     check_paired,
     check_tool_list,

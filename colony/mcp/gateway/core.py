@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from contextlib import AsyncExitStack
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -26,10 +26,8 @@ from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.mcp.gateway.config import GatewayConfig, KernelSection, ToolRule
 from colony.mcp.gateway.forwarding import Forwarder, Route
 from colony.mcp.gateway.mapping import ToolRules
+from colony.mcp.gateway.server import GatewayServer
 from colony.mcp.gateway.upstream import Upstream
-
-if TYPE_CHECKING:
-    from colony.mcp.gateway.server import GatewayServer
 
 __all__ = ["SEPARATOR", "Gateway", "open_kernel"]
 
@@ -151,8 +149,6 @@ class Gateway:
         ``operator``: the bound agent may call ``operator_only`` tools; ``auth``: the SDK's
         ``token_verifier`` and ``auth`` settings for Streamable HTTP.
         """
-        from colony.mcp.gateway.server import GatewayServer
-
         server = GatewayServer(self, agent_id=agent_id, operator=operator, **auth)
         self._servers.append(server)
         return server

@@ -13,18 +13,19 @@ only); otherwise one shared token (``COLONY_MCP_TOKEN`` of at least 128 bits, or
 and printed once) names no agent, and ``--agent-id`` says whom the gateway acts for.
 Host/Origin checks, ``--allow-remote``, failed-auth backoff, session limits and the
 announcement after the socket listens are those of ``colony mcp --http``. ``--state``,
-``--attestation`` and ``--policy-dir`` override the file's ``kernel:`` section. Upstream
-states are logged on stderr.
+``--attestation`` and ``--policy-dir`` override the file's ``kernel:`` section
+(:func:`config_from`). Upstream states are logged on stderr. The command line is
+:mod:`colony.commands.gateway`'s.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import logging
 import signal
 import sys
 import threading
+from pathlib import Path
 
 import anyio
 
@@ -35,23 +36,29 @@ from colony.mcp.agents import check_name
 from colony.mcp.auth import Caller
 from colony.mcp.gateway.config import GatewayConfig, load_gateway_config
 from colony.mcp.gateway.core import Gateway, open_kernel
+from colony.mcp.options import ServeOptions
 from colony.storage.options import Ticker, default_state
 
-__all__ = ["config_from", "main", "run"]
+__all__ = ["config_from", "run"]
 
 log = logging.getLogger("colony.gateway")
 
 PROGRAM = "colony gateway"
 
 
-def config_from(args: argparse.Namespace) -> GatewayConfig:
-    """The gateway file with the command line's kernel overrides applied."""
-    config = load_gateway_config(args.config)
-    if args.state is None and config.kernel.state is None:
-        args.state = default_state()
+def config_from(
+    path: Path, *, state: str | None = None, attestation: str | None = None, policy_dir: str | None = None
+) -> GatewayConfig:
+    """The gateway file at ``path`` with the command line's kernel overrides applied (None: the file's).
+
+    Without a state in either, the state is ``$COLONY_STATE``'s.
+    """
+    config = load_gateway_config(path)
+    if state is None and config.kernel.state is None:
+        state = default_state()
     updates = {
         key: value
-        for key, value in (("state", args.state), ("attestation", args.attestation), ("policy_dir", args.policy_dir))
+        for key, value in (("state", state), ("attestation", attestation), ("policy_dir", policy_dir))
         if value is not None
     }
     if updates:
@@ -59,7 +66,7 @@ def config_from(args: argparse.Namespace) -> GatewayConfig:
     return config
 
 
-def _bound(args: argparse.Namespace, config: GatewayConfig, kernel: ColonyKernel) -> tuple[Caller, serving.HttpAuth | None]:
+def _bound(args: ServeOptions, config: GatewayConfig, kernel: ColonyKernel) -> tuple[Caller, serving.HttpAuth | None]:
     """Whom the gateway acts for without a token, and (over HTTP) how requests authenticate; ValidationError if unusable."""
     registry = serving.registry_of(kernel)
     if not args.http:
@@ -78,7 +85,7 @@ def _bound(args: argparse.Namespace, config: GatewayConfig, kernel: ColonyKernel
 
 
 async def _serve(
-    config: GatewayConfig, kernel: ColonyKernel, args: argparse.Namespace, bound: Caller, endpoint: serving.HttpEndpoint | None
+    config: GatewayConfig, kernel: ColonyKernel, args: ServeOptions, bound: Caller, endpoint: serving.HttpEndpoint | None
 ) -> None:
     async with Gateway(config, kernel=kernel) as gateway:
         for status in gateway.status()["upstreams"]:
@@ -93,18 +100,20 @@ async def _serve(
         await uv.serve(sockets=[endpoint.sock])
 
 
-def run(args: argparse.Namespace) -> int:
-    """Serve with parsed ``colony gateway`` arguments; returns the exit code (2: bad setup, before any upstream starts)."""
+def run(args: ServeOptions, config_path: Path, *, attestation: str | None = None, policy_dir: str | None = None) -> int:
+    """Serve the gateway the file at ``config_path`` describes (``args.state``, ``attestation`` and ``policy_dir``
+    override its ``kernel:`` section); returns the exit code (2: bad setup, before any upstream starts)."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.agent_id is not None:
         try:
             check_name(args.agent_id)
         except ValidationError as exc:
             raise ValidationError("--agent-id", str(exc).partition(": ")[2], value=args.agent_id) from None
-    config = config_from(args)
-    kernel = open_kernel(config.kernel, wait_lock=getattr(args, "wait_lock", 0.0))
+    state = None if args.state is None else str(args.state)
+    config = config_from(config_path, state=state, attestation=attestation, policy_dir=policy_dir)
+    kernel = open_kernel(config.kernel, wait_lock=args.wait_lock)
     endpoint: serving.HttpEndpoint | None = None
-    ticker = Ticker(kernel.tick, args.tick_every) if getattr(args, "tick_every", None) else None
+    ticker = Ticker(kernel.tick, args.tick_every) if args.tick_every else None
     try:
         bound, chosen = _bound(args, config, kernel)
         endpoint = serving.open_endpoint(args, chosen) if chosen is not None else None
@@ -119,14 +128,3 @@ def run(args: argparse.Namespace) -> int:
             ticker.stop()
         kernel.close()
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m colony.mcp.gateway.serve``: the ``colony gateway`` command on its own."""
-    from colony.cli import main as cli_main
-
-    return cli_main(["gateway", *(argv if argv is not None else sys.argv[1:])])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,8 @@
 """The gateway's MCP server: the upstreams' tools, each call gated by colony.
 
 A :class:`GatewayServer` is an ``MCPServer`` whose tool list and tool calls come from its
-:class:`~colony.mcp.gateway.core.Gateway` rather than from registered functions: the
+gateway (:class:`Routes`, which :class:`~colony.mcp.gateway.core.Gateway` is) rather than
+from registered functions: the
 listing is the upstreams' (renamed, schemas unchanged) and every call goes through
 :class:`~colony.mcp.gateway.forwarding.Forwarder` for the agent the caller authenticated as
 (:mod:`colony.mcp.gateway.identity`). A tool whose rule is ``operator_only`` is refused to
@@ -15,7 +16,7 @@ to handshake-era clients that listed tools.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -31,13 +32,12 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from colony import __version__
 from colony.mcp.auth import Caller, bound_caller
+from colony.mcp.gateway.config import ToolRule
+from colony.mcp.gateway.forwarding import Forwarder, Route
 from colony.mcp.gateway.identity import IdentityError, caller_agent
 from colony.mcp.gateway.results import tool_error
 
-if TYPE_CHECKING:
-    from colony.mcp.gateway.core import Gateway
-
-__all__ = ["INSTRUCTIONS", "GatewayServer"]
+__all__ = ["INSTRUCTIONS", "GatewayServer", "Routes"]
 
 log = logging.getLogger("colony.gateway")
 
@@ -51,6 +51,17 @@ _MAX_LEGACY_SESSIONS = 256
 _NOTIFY_TIMEOUT_SECONDS = 5.0
 
 
+class Routes(Protocol):
+    """What a server needs of its gateway: the tools, where a call goes, its rule and the forwarder."""
+
+    forwarder: Forwarder
+
+    def tools(self) -> list[types.Tool]: ...
+    def route(self, name: str) -> Route | None: ...
+    def rule(self, route: Route) -> ToolRule: ...
+    def input_schema(self, name: str) -> dict[str, Any] | None: ...
+
+
 class GatewayServer(MCPServer):
     """An MCP server over a gateway, bound to ``agent_id`` (over HTTP with per-agent tokens: to each token's agent).
 
@@ -58,7 +69,7 @@ class GatewayServer(MCPServer):
     says otherwise (stdio, in-process); ``auth`` holds the SDK's token verifier and auth settings.
     """
 
-    def __init__(self, gateway: Gateway, *, agent_id: str | None, operator: bool = False, **auth: Any) -> None:
+    def __init__(self, gateway: Routes, *, agent_id: str | None, operator: bool = False, **auth: Any) -> None:
         self.gateway = gateway
         self.bound = Caller(agent_id, operator, "stdio")
         self._bus = InMemorySubscriptionBus()

@@ -31,7 +31,7 @@ SUPPORTING = (
     ("attestation", "attestation"),
     ("storage", "storage"),
     ("mcp", "mcp"),
-    ("server", "server"),
+    ("server", "mcp/server"),
     ("config", "config"),
     ("replay", "research/replay"),
     ("research", "research"),
@@ -144,7 +144,7 @@ def mcp_tools(package: str) -> dict[str, Any]:
     from mcp import Client
     from mcp.types import LATEST_PROTOCOL_VERSION
 
-    server_module = import_part(package, "server")
+    server_module = import_part(package, "mcp.server")
     kernel_module = import_part(package, "kernel")
     toolset = import_part(package, "mcp.toolset")
 

@@ -48,7 +48,7 @@ def _report(target: str, *, passed: bool, proposal_id: str | None = None) -> dic
 
 def describe(package: str) -> dict[str, Any]:
     """Run the sequence and return every verdict, the trust path and the recovery tick."""
-    server_module = import_part(package, "server")
+    server_module = import_part(package, "mcp.server")
     toolset = import_part(package, "mcp.toolset")
     import anyio  # after the parts: a package without them is answered without loading the MCP SDK
     from mcp import Client

@@ -1,7 +1,9 @@
-"""The Streamable HTTP options ``colony mcp`` and ``colony gateway`` share, and their defaults.
+"""The Streamable HTTP options ``colony mcp`` and ``colony gateway`` share.
 
-Only :mod:`argparse` is imported here, so a command can declare its options without
-loading the MCP SDK (``colony --help`` stays fast); :mod:`colony.mcp.serving` acts on them.
+Their defaults come from the light :mod:`colony.mcp.options`, so a command can declare its
+options without loading the MCP SDK (``colony --help`` stays fast); :func:`serve_options`
+turns the parsed command line into the :class:`~colony.mcp.options.ServeOptions`
+:mod:`colony.mcp.serving` acts on.
 
 >>> p = add_http_arguments(argparse.ArgumentParser(), default_port=8765)
 >>> args = p.parse_args(["--http", "--port", "0"])
@@ -13,16 +15,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
-__all__ = ["AUTH_MODES", "MAX_SESSIONS", "SESSION_IDLE_TIMEOUT_S", "add_http_arguments", "port", "positive"]
+from colony.mcp.options import AUTH_MODES, MAX_SESSIONS, SESSION_IDLE_TIMEOUT_S, ServeOptions
 
-#: Seconds without a request after which a (handshake-era) session is closed; the SDK's default is 30 minutes.
-SESSION_IDLE_TIMEOUT_S: Final = 300.0
-#: Open sessions at most (about 37 KB each); a client that would open one more gets 503 until one ends.
-MAX_SESSIONS: Final = 512
-#: ``--auth``: each registered agent's own token, one shared token, or agents when the state has any.
-AUTH_MODES: Final = ("auto", "shared", "agents")
+__all__ = ["add_http_arguments", "port", "positive", "serve_options"]
 
 
 def port(text: str) -> int:
@@ -81,3 +78,8 @@ def add_http_arguments(p: argparse.ArgumentParser, *, default_port: int) -> argp
         help=f"HTTP: open sessions at most; more get 503 until one ends (default {MAX_SESSIONS})",
     )
     return p
+
+
+def serve_options(args: argparse.Namespace) -> ServeOptions:
+    """The serving options of a parsed ``colony mcp`` or ``colony gateway`` command line."""
+    return ServeOptions.from_mapping(vars(args))
