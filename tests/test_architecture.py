@@ -33,10 +33,7 @@ ARGPARSE_HOME = ("colony/commands/",)  # where `import argparse` may stand
 HOUSE = "house: lands with the merge"
 NOT_YET = {
     "contract:layers": HOUSE,  # kernel core -> storage (consequence_memory, retention); mcp.gateway.serve -> colony.cli
-    "cycles:mcp": HOUSE,  # mcp.gateway core <-> server; mcp.serving <-> colony.server
-    "cycles:server": HOUSE,  # colony.server <-> mcp.serving
     "module-size": HOUSE,  # models.py, config/__init__.py, storage/postgres.py, ... (see the test's report)
-    "argparse": HOUSE,  # server.py, mcp/serving.py, mcp/http_options.py, mcp/gateway/serve.py, storage/options.py, ...
 }
 
 
