@@ -2,7 +2,7 @@
 
 Layer 1 (the kernel core, no storage): :mod:`~colony.kernel.actuation_gate` (the gate),
 :mod:`~colony.kernel.consequence_memory` (what outcomes did), :mod:`~colony.kernel.pheromone_store` (the
-decaying field), :mod:`~colony.kernel.trust`, :mod:`~colony.kernel.role_adapter`,
+decaying field, its traces and their arithmetic) with :mod:`~colony.kernel.pheromone_index` (where they are kept), :mod:`~colony.kernel.trust`, :mod:`~colony.kernel.role_adapter`,
 :mod:`~colony.kernel.resource_ledger` (budget), :mod:`~colony.kernel.pruning_daemon`,
 :mod:`~colony.kernel.retention`, :mod:`~colony.kernel.outcomes` and :mod:`~colony.kernel.limits`.
 Layer 3 (above storage and attestation): :mod:`~colony.kernel.kernel`, the one orchestrator, and its
