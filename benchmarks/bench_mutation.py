@@ -62,7 +62,7 @@ MUTANTS: dict[str, tuple[str, str, str]] = {
     ),
 }
 TESTS = (
-    "tests/test_actuation_gate.py",
+    "tests/kernel/test_actuation_gate.py",
     "tests/research/test_reference_gate.py",
     "tests/research/test_gate_evaluate.py",
     "tests/research/test_formal.py",
@@ -70,8 +70,8 @@ TESTS = (
 _EVALUATE = "tests/research/test_gate_evaluate.py::test_evaluate_on_real_proposals_and_field_agrees_with_the_reference"
 # the tests that can catch each mutant, and run in seconds (quick mode)
 QUICK: dict[str, tuple[str, ...]] = {
-    "swap_weights": ("tests/test_actuation_gate.py",),
-    "hazard_band_strict": ("tests/test_actuation_gate.py",),
+    "swap_weights": ("tests/kernel/test_actuation_gate.py",),
+    "hazard_band_strict": ("tests/kernel/test_actuation_gate.py",),
     "partial_credit_085_095": ("tests/research/test_reference_gate.py::test_random_points_agree_with_the_production_gate",
                                _EVALUATE),
     "missing_ignores_evidence": (_EVALUATE,),

@@ -1,37 +1,22 @@
-"""Content hashing: files, trees of files and canonical JSON."""
+"""Content hashing: trees of files and named key parts (over :mod:`colony.canonical`)."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["canonical_json", "digest_files", "digest_mapping", "file_sha256", "iter_files", "sha256_bytes"]
+# colony's one canonical form and hashes (re-exported under the names the build scripts use)
+from colony.canonical import sha256_file as file_sha256
+from colony.canonical import sha256_hex as sha256_bytes
+from colony.canonical import sha256_json
+
+__all__ = ["digest_files", "digest_mapping", "file_sha256", "iter_files", "sha256_bytes"]
 
 # directories and suffixes that never count as content (caches, bytecode)
 IGNORED_DIRS = frozenset({"__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis", ".ipynb_checkpoints"})
 IGNORED_SUFFIXES = frozenset({".pyc", ".pyo"})
-
-
-def sha256_bytes(data: bytes) -> str:
-    """Return the hex SHA-256 of ``data``."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def file_sha256(path: Path) -> str:
-    """Return the hex SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def canonical_json(value: Any) -> str:
-    """Serialise ``value`` as sorted, compact JSON (the form every digest is taken over)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def iter_files(path: Path) -> Iterable[Path]:
@@ -63,4 +48,4 @@ def digest_files(root: Path, paths: Iterable[Path]) -> str:
 
 def digest_mapping(parts: Mapping[str, Any]) -> str:
     """Digest a mapping of named key parts (canonical JSON)."""
-    return sha256_bytes(canonical_json(dict(parts)).encode())
+    return sha256_json(dict(parts))

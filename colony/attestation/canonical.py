@@ -1,4 +1,4 @@
-"""Canonical JSON: the one byte form that event hashes and digests are computed over.
+"""Checked canonical JSON: the ledger's one byte form (:mod:`colony.canonical`), refused for what is not JSON data.
 
 Sorted keys, compact separators, UTF-8 without ASCII escaping, and no NaN or
 infinity (those have no JSON form and would make two equal-looking values hash
@@ -13,16 +13,15 @@ b'{"a":[1.5,"\\xc3\\xa9"],"b":1}'
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
+from colony.canonical import canonical_bytes as encode_loaded  # the validator's hot path: data from json.loads
+from colony.canonical import canonical_text as _unchecked_text
+from colony.canonical import sha256_hex as digest_bytes
 from colony.errors import ValidationError
 from colony.models import check_json_value
 
 __all__ = ["canonical_json", "canonical_text", "digest_bytes", "digest_json", "encode_loaded"]
-
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 # tuples of types: isinstance with a union of types (dict | list) is several times slower
@@ -53,7 +52,7 @@ def canonical_text(value: Any, *, field: str = "value") -> str:
     non-string keys. On failure :func:`colony.models.check_json_value` names the exact path.
     """
     try:
-        text = _ENCODER.encode(value)
+        text = _unchecked_text(value)
     except (TypeError, ValueError) as exc:  # NaN / infinity, a set, bytes, an object, a circular reference
         check_json_value(field, value)
         raise ValidationError(field, f"cannot be canonical JSON: {exc}") from None
@@ -61,14 +60,6 @@ def canonical_text(value: Any, *, field: str = "value") -> str:
         check_json_value(field, value)
         raise ValidationError(field, "has a non-string key")  # pragma: no cover - check_json_value raises first
     return text
-
-
-def encode_loaded(value: Any) -> bytes:
-    """Canonical bytes of data that came from ``json.loads`` (string keys already); ValueError on NaN.
-
-    The validator's hot path: it skips the structural walk of :func:`canonical_text`.
-    """
-    return _ENCODER.encode(value).encode("utf-8")
 
 
 def canonical_json(value: Any, *, field: str = "value") -> bytes:
@@ -85,11 +76,6 @@ def canonical_json(value: Any, *, field: str = "value") -> bytes:
         raise ValidationError(field, "holds text that is not valid Unicode (a lone surrogate)") from None
 
 
-def digest_bytes(data: bytes) -> str:
-    """Return the SHA-256 hex digest of ``data``."""
-    return hashlib.sha256(data).hexdigest()
-
-
 def digest_json(value: Any, *, field: str = "value") -> str:
-    """Return the SHA-256 hex digest of the canonical JSON of ``value``."""
-    return hashlib.sha256(canonical_json(value, field=field)).hexdigest()
+    """Return the SHA-256 hex digest of the canonical JSON of ``value`` (checked as :func:`canonical_json` does)."""
+    return digest_bytes(canonical_json(value, field=field))

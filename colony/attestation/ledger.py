@@ -34,12 +34,18 @@ from typing import Any
 from colony.attestation import heads, store
 from colony.attestation import payloads as P
 from colony.attestation.canonical import canonical_text
-from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerIssue, LedgerValidationResult, signing_bytes
+from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerValidationResult, signing_bytes
 from colony.attestation.events import LedgerValidationStatus as S
 from colony.attestation.recording import TypedRecords
 from colony.attestation.semantics import link_problems
 from colony.attestation.signers import Signer, ephemeral_signer
-from colony.attestation.validation import ROW_COLUMNS, decode_row, stored_hash_matches, validate_rows
+from colony.attestation.validation import (
+    ROW_COLUMNS,
+    decode_row,
+    event_of_row,
+    stored_hash_matches,
+    validate_stored_run,
+)
 from colony.errors import AttestationError, ConfigError, NotFoundError, ValidationError
 
 __all__ = ["AttestationLedger"]
@@ -334,17 +340,10 @@ class AttestationLedger(TypedRecords):
             raise AttestationError(message, status=status)
 
     # ------------------------------------------------------------------ reading
-    @staticmethod
-    def _decoded(row: tuple[Any, ...]) -> LedgerEvent:
-        stored = decode_row(row)
-        if stored.event is None:
-            raise AttestationError(stored.decode_error or "undecodable event", status=S.BAD_HASH, event_id=stored.event_id)
-        return stored.event
-
     def _select(self, where: str, params: tuple[Any, ...]) -> list[LedgerEvent]:
         with self._lock:
             rows = self._conn.execute(f"SELECT {ROW_COLUMNS} FROM attestation_events WHERE {where}", params).fetchall()
-        return [self._decoded(row) for row in rows]
+        return [event_of_row(row) for row in rows]
 
     def get_event(self, event_id: str, *, run_id: str | None = None) -> LedgerEvent:
         """The event with ``event_id`` (in ``run_id`` if given); NotFoundError if absent."""
@@ -367,7 +366,7 @@ class AttestationLedger(TypedRecords):
         """The event of ``event_type`` that consumes ``parent_event_id``, if any (keyed lookup)."""
         with self._lock:
             row = self._conn.execute(store.child_sql(event_type, ROW_COLUMNS), (run_id, parent_event_id)).fetchone()
-        return None if row is None else self._decoded(row)
+        return None if row is None else event_of_row(row)
 
     def export_run(self, run_id: str) -> list[dict[str, Any]]:
         """The run as JSON-shaped event dicts (``LedgerEvent.to_dict``), in sequence order."""
@@ -402,15 +401,4 @@ class AttestationLedger(TypedRecords):
             rows = [decode_row(r) for r in cursor.fetchall()]
             head = heads.run_head(self._conn, run_id)
             whole = heads.ledger_problems(self._conn, self._signer)
-        result = validate_rows(run_id, rows, self._signer)
-        last = rows[-1] if rows else None
-        at = last.sequence if last is not None and isinstance(last.sequence, int) else 0
-        found = heads.run_problems(
-            head,
-            self._signer,
-            run_id=run_id,
-            count=len(rows),
-            last_sequence=at,
-            last_hash=str(last.event_hash) if last is not None else "",
-        )
-        return result.with_issues([LedgerIssue(at, "", status, message) for status, message in found + whole])
+        return validate_stored_run(run_id, rows, self._signer, head=head, ledger_problems=whole)

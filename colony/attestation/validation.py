@@ -19,15 +19,24 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from colony.attestation import heads
 from colony.attestation.canonical import digest_bytes
 from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerIssue, LedgerValidationResult
 from colony.attestation.events import LedgerValidationStatus as S
 from colony.attestation.payloads import read_links
 from colony.attestation.semantics import MemoryRunView, link_problems
 from colony.attestation.signers import Signer
-from colony.errors import ValidationError
+from colony.errors import AttestationError, ValidationError
 
-__all__ = ["ROW_COLUMNS", "StoredRow", "decode_row", "stored_hash_matches", "validate_rows"]
+__all__ = [
+    "ROW_COLUMNS",
+    "StoredRow",
+    "decode_row",
+    "event_of_row",
+    "stored_hash_matches",
+    "validate_rows",
+    "validate_stored_run",
+]
 
 #: Column order of the rows :func:`decode_row` reads (the ledger selects exactly these).
 ROW_COLUMNS = (
@@ -190,6 +199,14 @@ class _Walk:
         self.prev_hash = row.event_hash
 
 
+def event_of_row(row: Sequence[Any]) -> LedgerEvent:
+    """The event of one ``ROW_COLUMNS`` row; AttestationError (BAD_HASH) when it cannot be decoded."""
+    stored = decode_row(row)
+    if stored.event is None:
+        raise AttestationError(stored.decode_error or "undecodable event", status=S.BAD_HASH, event_id=stored.event_id)
+    return stored.event
+
+
 def validate_rows(run_id: str, rows: Iterable[StoredRow], signer: Signer) -> LedgerValidationResult:
     """Validate one run's rows (in stored sequence order) with ``signer``; report every problem."""
     walk = _Walk(signer)
@@ -217,3 +234,26 @@ def validate_rows(run_id: str, rows: Iterable[StoredRow], signer: Signer) -> Led
     if not issues:
         return LedgerValidationResult(True, S.VALID, run_id, count, (), last_good)
     return LedgerValidationResult(False, issues[0].status, run_id, count, tuple(issues), last_good)
+
+
+def validate_stored_run(
+    run_id: str,
+    rows: Sequence[StoredRow],
+    signer: Signer,
+    *,
+    head: tuple[heads.Head | None, Any] | None,
+    ledger_problems: list[heads.Problem],
+) -> LedgerValidationResult:
+    """:func:`validate_rows`, then what the rows contradict in the run's signed ``head`` and the ledger's problems."""
+    result = validate_rows(run_id, rows, signer)
+    last = rows[-1] if rows else None
+    at = last.sequence if last is not None and isinstance(last.sequence, int) else 0
+    found = heads.run_problems(
+        head,
+        signer,
+        run_id=run_id,
+        count=len(rows),
+        last_sequence=at,
+        last_hash=str(last.event_hash) if last is not None else "",
+    )
+    return result.with_issues([LedgerIssue(at, "", status, message) for status, message in found + ledger_problems])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from colony.falsification.checks import HIGH, LOW, MEDIUM, CheckContext, make_finding
+from colony.falsification.checks.base import HIGH, LOW, MEDIUM, CheckContext, make_finding
 from colony.falsification.import_graph import find_cycle
 from colony.models import AttackVector, FalsificationFinding
 

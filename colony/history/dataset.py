@@ -17,13 +17,13 @@ file and of the JSON lines; :func:`verify_dataset` fails closed on any differenc
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from colony.canonical import canonical_text, sha256_hex
 from colony.errors import ColonyError
 
 __all__ = [
@@ -57,7 +57,7 @@ def dataset_paths(directory: str | Path, name: str) -> tuple[Path, Path]:
 
 
 def _line(record: dict[str, Any]) -> bytes:
-    return (json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+    return (canonical_text(record, allow_nan=True) + "\n").encode("utf-8")
 
 
 def encode_records(records: Iterable[dict[str, Any]]) -> tuple[bytes, bytes]:
@@ -67,10 +67,6 @@ def encode_records(records: Iterable[dict[str, Any]]) -> tuple[bytes, bytes]:
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
         gz.write(raw)
     return raw, buf.getvalue()
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def write_dataset(directory: str | Path, name: str, records: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
@@ -84,11 +80,11 @@ def write_dataset(directory: str | Path, name: str, records: list[dict[str, Any]
         "schema_version": SCHEMA_VERSION,
         "file": data_path.name,
         "records": len(records),
-        "sha256_gz": _sha256(packed),
-        "sha256_jsonl": _sha256(raw),
+        "sha256_gz": sha256_hex(packed),
+        "sha256_jsonl": sha256_hex(raw),
     }
     data_path.write_bytes(packed)
-    manifest_path.write_text(json.dumps(full, sort_keys=True, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    manifest_path.write_text(canonical_text(full, indent=2, allow_nan=True) + "\n", encoding="utf-8")
     return full
 
 
@@ -120,14 +116,14 @@ def verify_dataset(manifest_path: str | Path) -> dict[str, Any]:
         packed = data_path.read_bytes()
     except OSError as exc:
         raise DatasetMismatchError(where, "file", manifest.get("sha256_gz"), f"unreadable ({exc.strerror})") from None
-    got = _sha256(packed)
+    got = sha256_hex(packed)
     if got != manifest.get("sha256_gz"):
         raise DatasetMismatchError(where, "sha256 of the file", manifest.get("sha256_gz"), got)
     try:
         raw = gzip.decompress(packed)
     except (OSError, EOFError) as exc:
         raise DatasetMismatchError(where, "gzip stream", "valid", str(exc)) from None
-    got = _sha256(raw)
+    got = sha256_hex(raw)
     if got != manifest.get("sha256_jsonl"):
         raise DatasetMismatchError(where, "sha256 of the JSON lines", manifest.get("sha256_jsonl"), got)
     lines = raw.count(b"\n")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from colony.canonical import sha256_hex
 from colony.config import Policy, default_policy
 from colony.distributed import dask_client, map_ordered
 from colony.errors import ValidationError
@@ -77,7 +78,9 @@ def task_key(manifest: dict[str, Any], cfg: HistoryConfig, policy: Policy, varia
         "code": code,
         "variant": repr(variant),
     }
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+    return sha256_hex(
+        json.dumps(payload, sort_keys=True, default=str).encode()
+    )  # its own form (default=str), kept: cached results stay found
 
 
 def _evaluate_task(args: tuple[str, str, str | None, Variant, bool]) -> dict[str, Any]:

@@ -2,10 +2,13 @@
 
 Layer 1 (the kernel core, no storage): :mod:`~colony.kernel.actuation_gate` (the gate),
 :mod:`~colony.kernel.consequence_memory` (what outcomes did), :mod:`~colony.kernel.pheromone_store` (the
-decaying field), :mod:`~colony.kernel.trust`, :mod:`~colony.kernel.role_adapter`,
+decaying field, its traces and their arithmetic) with :mod:`~colony.kernel.pheromone_index` (where they are kept), :mod:`~colony.kernel.trust`, :mod:`~colony.kernel.role_adapter`,
 :mod:`~colony.kernel.resource_ledger` (budget), :mod:`~colony.kernel.pruning_daemon`,
 :mod:`~colony.kernel.retention`, :mod:`~colony.kernel.outcomes` and :mod:`~colony.kernel.limits`.
-Layer 3 (above storage and attestation): :mod:`~colony.kernel.kernel`, the one orchestrator.
+Layer 3 (above storage and attestation): :mod:`~colony.kernel.kernel`, the one orchestrator, and its
+collaborators: :mod:`~colony.kernel.kernel_config` (how to build one), :mod:`~colony.kernel.state_sync`
+(the subsystems kept in line with the store), :mod:`~colony.kernel.recording` (outcomes and deposits)
+and :mod:`~colony.kernel.attested` (the attested lifecycle).
 
 The package re-exports what the API spec imports from ``colony.kernel``, lazily, so importing a core module
 (``colony.kernel.trust``) never loads the orchestrator and its storage.
@@ -21,7 +24,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from colony.kernel.kernel import ATTESTATION_MODES, ColonyKernel, ColonyKernelConfig
+    from colony.kernel.kernel import ColonyKernel
+    from colony.kernel.kernel_config import ATTESTATION_MODES, ColonyKernelConfig
 
 __all__ = ["ATTESTATION_MODES", "ColonyKernel", "ColonyKernelConfig"]
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from colony.canonical import json_text
 from colony.config import TrustPolicy, default_policy
 from colony.errors import ConflictError, ValidationError
 from colony.kernel.memory_rows import (
@@ -38,44 +39,16 @@ from colony.models import (
     AgentRole,
     AgentTrustProfile,
     ConsequenceRecord,
-    check_finite,
     check_text,
-    json_text,
 )
 from colony.storage import StateStore, open_state
 from colony.storage.schema import MEMORY
 
-__all__ = ["SCHEMA", "ConsequenceMemory", "check_agent_id", "parse_feedback"]
+__all__ = ["SCHEMA", "ConsequenceMemory", "check_agent_id"]
 
 #: the memory's tables, as a SQLite state store creates them (a shared store's migration made them already)
 SCHEMA = MEMORY.script("sqlite")
-
-_POSITIVE = frozenset({"good", "approve", "yes", "+"})
-_NEGATIVE = frozenset({"bad", "reject", "no", "-"})
 _CACHE_SIZE = 4096
-
-
-def parse_feedback(feedback: str | None) -> float:
-    """Parse operator feedback: good/approve/yes/+ → 1, bad/reject/no/- → −1, numbers clamped, else 0.
-
-    >>> parse_feedback("approve"), parse_feedback("0.5"), parse_feedback("7"), parse_feedback("meh")
-    (1.0, 0.5, 1.0, 0.0)
-    """
-    if feedback is None:
-        return 0.0
-    if not isinstance(feedback, str):
-        raise ValidationError("human_feedback", f"must be a string or None, got {type(feedback).__name__}", value=feedback)
-    text = feedback.strip().lower()
-    if text in _POSITIVE:
-        return 1.0
-    if text in _NEGATIVE:
-        return -1.0
-    try:
-        value = float(text)
-    except ValueError:
-        return 0.0
-    check_finite("human_feedback", value)
-    return max(-1.0, min(1.0, value))
 
 
 def check_agent_id(agent_id: Any) -> str:

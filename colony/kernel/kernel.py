@@ -14,46 +14,33 @@
 from __future__ import annotations
 
 import logging
-import time
-import uuid
-from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from colony.attestation import (
-    AttestationLedger,
-    AttestedLifecycle,
-    Signer,
-    signer_from_config,
-    signer_from_env,
-)
-from colony.config import Policy, default_policy, load_policy
-from colony.errors import ValidationError
+from colony.errors import AttestationError, ValidationError
 from colony.falsification import FalsificationWorker
-from colony.falsification.report import risk_deposit
 from colony.kernel.actuation_gate import ActuationGate
-from colony.kernel.attested import AttestedLifecycleMixin
+from colony.kernel.attested import AttestedFlow, attestation_run_id, open_lifecycle
 from colony.kernel.consequence_memory import SCHEMA as MEMORY_SCHEMA
 from colony.kernel.consequence_memory import ConsequenceMemory
+from colony.kernel.kernel_config import ATTESTATION_MODES, ColonyKernelConfig
 from colony.kernel.limits import InputLimits
+from colony.kernel.outcomes import parse_outcome
 from colony.kernel.pheromone_store import PheromoneStore
 from colony.kernel.pruning_daemon import PruningDaemon
-from colony.kernel.recording import OutcomeMixin
+from colony.kernel.recording import OutcomeRecorder
 from colony.kernel.resource_ledger import ResourceLedger
 from colony.kernel.retention import Retention
 from colony.kernel.role_adapter import RoleAdapter
+from colony.kernel.state_sync import StateSync
 from colony.kernel.trust import quantize
 from colony.models import (
     ActionProposal,
     AgentTrustProfile,
     ColonySignal,
-    DecayRate,
-    FalsificationFinding,
+    ConsequenceRecord,
     GateDecision,
     GateResult,
-    SignalSource,
     SignalType,
     check_finite,
     check_json_value,
@@ -61,65 +48,15 @@ from colony.models import (
 )
 from colony.storage import open_state
 
+if TYPE_CHECKING:
+    from colony.attestation import LedgerEvent, LedgerValidationResult
+
 __all__ = ["ATTESTATION_MODES", "ColonyKernel", "ColonyKernelConfig"]
 
 log = logging.getLogger(__name__)
 
-ATTESTATION_MODES = ("disabled", "optional", "required")
 
-
-@dataclass(frozen=True)
-class ColonyKernelConfig:
-    """How to build a kernel.
-
-    Parameters:
-        state_path: where the whole kernel state lives: a SQLite file (owned by this kernel's process
-            while it is open), a ``postgresql://`` URL (one colony shared by processes and hosts; see
-            :mod:`colony.storage.postgres`), or None (in memory).
-        wait_lock: seconds to wait for another process that owns the state file (0: refuse at once
-            with a StateLockedError naming it).
-        config_dir: directory with a ``policy.yaml`` (None: ``$COLONY_CONFIG`` or the packaged policy).
-        policy: an already-loaded policy (wins over ``config_dir``).
-        repo_root: the only tree repository-aware checks and pruning may read or move files in.
-        repo_checks_on_propose: also run the repository-aware import-cycle check on every proposal
-            (a directory walk per proposal; by default only :meth:`ColonyKernel.falsify_plan` uses it).
-        attestation_mode: ``"disabled"``, ``"optional"`` or ``"required"``.
-        attestation_key: HMAC key (≥ 16 bytes) or, with ``attestation_algorithm="ed25519"``, a
-            32-byte private key; None reads ``COLONY_ATTESTATION_KEY`` / ``COLONY_ATTESTATION_ED25519_KEY``.
-        clock: wall-clock source for timestamps and the budget period (injectable for replay).
-        run_id: attestation run id (default: persisted in the state file, or a new one).
-    """
-
-    state_path: str | Path | None = None
-    wait_lock: float = 0.0
-    config_dir: str | Path | None = None
-    policy: Policy | None = None
-    repo_root: str | Path | None = None
-    repo_checks_on_propose: bool = False
-    attestation_mode: str = "disabled"
-    attestation_key: bytes | str | None = field(default=None, repr=False)
-    attestation_algorithm: str = "hmac"
-    clock: Callable[[], float] = time.time
-    run_id: str | None = None
-
-    def resolve_policy(self) -> Policy:
-        """The policy this configuration names: ``policy``, else ``config_dir``'s, else the one in force."""
-        if self.policy is not None:
-            return self.policy
-        return load_policy(self.config_dir) if self.config_dir is not None else default_policy()
-
-    def __post_init__(self) -> None:
-        if self.attestation_mode not in ATTESTATION_MODES:
-            raise ValidationError(
-                "attestation_mode",
-                f"must be one of {', '.join(ATTESTATION_MODES)}; got {self.attestation_mode!r}",
-                value=self.attestation_mode,
-            )
-        if self.attestation_algorithm not in ("hmac", "ed25519"):
-            raise ValidationError("attestation_algorithm", "must be 'hmac' or 'ed25519'", value=self.attestation_algorithm)
-
-
-class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
+class ColonyKernel:
     """The colony control plane. Public methods are safe under concurrent callers."""
 
     def __init__(self, config: ColonyKernelConfig | None = None) -> None:
@@ -148,91 +85,37 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
             else FalsificationWorker(p)
         )
         self.pruning_daemon = PruningDaemon(p, pheromone_store=self.pheromones, repo_root=config.repo_root, clock=self._clock)
-        self._decay_default = {st: DecayRate(getattr(p.pheromone.signal_defaults, st.value)) for st in SignalType}
         self._limits = InputLimits(p.limits)
         self.retention = Retention(p.retention, self.consequence_memory, self.db)
         self.db.on_rollback(self.consequence_memory.invalidate_cache)
+        self._state = StateSync(
+            self.db,
+            pheromones=self.pheromones,
+            ledger=self.resource_ledger,
+            memory=self.consequence_memory,
+            retention=self.retention,
+        )
         try:
-            self._restore()
+            self._state.restore()
         except BaseException:
             self.db.close()  # a refused or unreachable store: let go of the file (and its lock) at once
             raise
-        self.run_id = self._init_run_id(config.run_id)
-        self.attestation = self._init_attestation()
+        self._outcomes = OutcomeRecorder(
+            p,
+            memory=self.consequence_memory,
+            retention=self.retention,
+            roles=self.role_adapter,
+            ledger=self.resource_ledger,
+            pheromones=self.pheromones,
+            limits=self._limits,
+            clock=self._clock,
+        )
+        self.run_id = attestation_run_id(self.db, config.run_id)
+        self.attestation = open_lifecycle(config, self.db, clock=self._clock, run_id=self.run_id)
+        self._attested = AttestedFlow(
+            self.attestation, db=self.db, limits=self._limits, recorder=self._outcomes, run_id=self.run_id
+        )
         self._lean = not self.db.persistent and self.attestation is None
-
-    # ----------------------------------------------------------- persistence
-    def _restore(self) -> None:
-        db = self.db
-        if db.shared:  # several processes: every call first reloads what another one changed (colony.storage.postgres)
-            self._pruning_count = 0
-            db.on_sync(self._reload)
-            with db.transaction():
-                pass
-            self.pheromones.set_journal(db.save_trace)
-            self.resource_ledger.set_journal(db.save_budget)
-            return
-        if db.persistent:
-            tick = int(db.get_meta("tick") or 0)
-            self.pheromones.restore(tick, db.load_traces({r: self.pheromones.eps_for(r) for r in DecayRate}))
-            budget = db.load_budget()
-            if budget is not None:
-                self.resource_ledger.restore(*budget)
-            with db.transaction():
-                db.delete_expired_traces(tick)
-                db.save_budget(self.resource_ledger.used, self.resource_ledger.period_start)
-            self.pheromones.set_journal(db.save_trace)
-            self.resource_ledger.set_journal(db.save_budget)
-        self._pruning_count = int(db.get_meta("pruning_candidates_count") or 0) if db.persistent else 0
-
-    def _reload(self, full: bool) -> None:
-        """Bring every in-process copy of shared state up to the store's (inside the call's transaction).
-
-        ``full``: replace the field and the known agents; otherwise apply what changed since
-        (``colony.storage.postgres`` says which rows). Budget, retention and the tick come from meta rows.
-        """
-        db: Any = self.db
-        eps = {r: self.pheromones.eps_for(r) for r in DecayRate}
-        tick = int(db.get_meta("tick") or 0)
-        if full or tick < self.pheromones.tick_count:  # a tick set back (calm_down on an empty field): start over
-            self.pheromones.restore(tick, db.load_traces(eps))
-            self.consequence_memory.invalidate_cache()
-        else:
-            self.pheromones.advance_to(tick)
-            for trace in db.changed_traces(eps):
-                self.pheromones.apply(trace)
-            self.consequence_memory.refresh(db.new_agent_ids())
-        budget = db.load_budget()
-        if budget is not None:
-            self.resource_ledger.restore(*budget)
-        self.retention.load()
-        self._pruning_count = int(db.get_meta("pruning_candidates_count") or 0)
-
-    def _init_run_id(self, requested: str | None) -> str:
-        """The attestation run id: requested, else the state file's, else a new one (kept in a state file)."""
-        if not self.db.persistent:
-            return requested or f"kernel-{uuid.uuid4().hex}"
-        with self.db.transaction():  # one transaction: servers starting together on a shared store agree on one run
-            stored = self.db.get_meta("run_id")
-            run_id = requested or stored or f"kernel-{uuid.uuid4().hex}"
-            if run_id != stored:
-                self.db.set_meta("run_id", run_id)
-        return run_id
-
-    def _init_attestation(self) -> AttestedLifecycle | None:
-        if self.config.attestation_mode == "disabled":
-            return None
-        key = self.config.attestation_key
-        signer: Signer | None
-        if key is not None:
-            if self.config.attestation_algorithm == "ed25519":
-                signer = signer_from_config(ed25519_private_key=key, key_id="kernel")
-            else:
-                signer = signer_from_config(hmac_key=key, key_id="kernel")
-        else:
-            signer = signer_from_env()
-        ledger = AttestationLedger(self.db.conn, signer=signer, clock=self._clock, lock=self._lock)
-        return AttestedLifecycle(ledger, run_id=self.run_id)
 
     def _atomic(self) -> AbstractContextManager[object]:
         """One kernel call = one transaction; a rollback also drops the profile caches (see __init__)."""
@@ -291,42 +174,8 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
                 event = self.attestation.record_proposal(proposal.to_dict(), agent_id, supersedes=supersedes)
                 self.attestation.record_verdict(event, result.decision.value, result.to_dict(), "kernel")
             if findings or result.decision is GateDecision.REFUSE:
-                self._proposal_deposits(proposal, profile, findings, result)
+                self._outcomes.proposal_deposits(proposal, profile, findings, result)
         return result
-
-    def _proposal_deposits(
-        self, proposal: ActionProposal, profile: AgentTrustProfile, findings: list[FalsificationFinding], result: GateResult
-    ) -> None:
-        pp = self.policy.proposal
-        serious, strength = risk_deposit(findings, pp)
-        if serious:
-            worst = max(serious, key=lambda f: f.severity.rank).severity
-            evidence = {"proposal_id": proposal.proposal_id, "finding_count": len(serious), "max_severity": worst.value}
-            self._deposit_capped(proposal, profile, SignalType.RISK, strength, evidence)
-        if result.decision is GateDecision.REFUSE:
-            strength = pp.refuse_failure_base + pp.refuse_failure_severity_scale * result.falsification_severity
-            evidence = {"proposal_id": proposal.proposal_id, "reason": result.reason[:200]}
-            self._deposit_capped(proposal, profile, SignalType.FAILURE, strength, evidence)
-
-    def _deposit_capped(
-        self,
-        proposal: ActionProposal,
-        profile: AgentTrustProfile,
-        signal_type: SignalType,
-        strength: float,
-        evidence: dict[str, Any],
-    ) -> None:
-        """A proposal-time deposit at the target: unverified, so capped per key for all agents together, weighted by trust."""
-        self.pheromones.deposit_capped_trusted(
-            proposal.target,
-            signal_type,
-            strength,
-            self._decay_default[signal_type],
-            SignalSource.AGENT,
-            evidence,
-            profile.trust_score,
-            self.policy.proposal.proposal_deposit_cap,
-        )
 
     def get_proposal(self, proposal_id: str) -> ActionProposal | None:
         """A proposal the kernel has seen (through propose or an outcome report), or None."""
@@ -346,6 +195,57 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
             check_json_value("plan", plan)
             self._limits.json("plan", plan)
         return self.repo_falsification_worker.falsify(plan)
+
+    # -------------------------------------------------------------- outcomes
+    def record_outcome(
+        self,
+        proposal: ActionProposal,
+        outcome: dict[str, Any],
+        tests_passed: bool,
+        human_feedback: str | None = None,
+    ) -> ConsequenceRecord:
+        """Record a caller-reported outcome: trust, role, budget and pressure change.
+
+        One ordinary outcome per proposal id. In ``required`` attestation mode this path
+        is closed: use :meth:`record_attested_outcome` after an execution receipt.
+        """
+        if self.config.attestation_mode == "required":
+            raise AttestationError(
+                "attestation_mode='required': record_outcome is disabled; use authorize_execution → "
+                "record_execution_receipt → record_attested_outcome",
+                status="unauthorized_link",
+            )
+        recorder = self._outcomes
+        parsed = parse_outcome(proposal, outcome, tests_passed, human_feedback)
+        evidence_json = recorder.check(proposal, parsed)
+        with self._atomic():
+            record = recorder.store(proposal, tests_passed, parsed, evidence_json, attested=False)
+            recorder.effects(proposal, tests_passed, parsed)
+            return record
+
+    # ------------------------------------------------------ attested lifecycle
+    def authorize_execution(self, proposal_id: str, actor_id: str) -> LedgerEvent:
+        """Authorize an attested EXECUTE verdict (at most once); returns the ledger event."""
+        return self._attested.authorize(proposal_id, actor_id)
+
+    def record_execution_receipt(self, proposal_id: str, receipt: dict[str, Any], actor_id: str = "executor") -> LedgerEvent:
+        """Link a caller's execution receipt to the proposal's authorization; returns the ledger event."""
+        return self._attested.receipt(proposal_id, receipt, actor_id)
+
+    def record_attested_outcome(
+        self,
+        proposal: ActionProposal,
+        outcome: dict[str, Any],
+        tests_passed: bool,
+        human_feedback: str | None = None,
+        actor_id: str = "observer",
+    ) -> ConsequenceRecord:
+        """Record the outcome of an executed, receipted proposal (one per receipt)."""
+        return self._attested.outcome(proposal, outcome, tests_passed, human_feedback, actor_id)
+
+    def attestation_status(self, run_id: str | None = None) -> LedgerValidationResult | None:
+        """Validate the kernel's (or a named) attestation run; None when attestation is disabled."""
+        return self._attested.status(run_id)
 
     # -------------------------------------------------------------- profiles
     def agent_profile(self, agent_id: str) -> AgentTrustProfile:
@@ -443,7 +343,7 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
                 "budget_usage": self.resource_ledger.usage_summary(),
                 "role_distribution": self.consequence_memory.role_distribution(),
                 "recent_consequences": self.consequence_memory.recent_consequences(10),
-                "pruning_candidates_count": self._pruning_count,
+                "pruning_candidates_count": self._state.pruning_count,
                 "attestation_mode": self.config.attestation_mode,
                 "retention": self.retention.status(),
             }
@@ -452,7 +352,7 @@ class ColonyKernel(OutcomeMixin, AttestedLifecycleMixin):
         """Scan a module registry (default: derived from every DEPENDENCY trace) for pruning candidates."""
         with self.db.single_statement() if not self.db.persistent else self._atomic():  # in memory it writes nothing
             report = self.pruning_daemon.report(module_registry)
-            self._pruning_count = int(report["total_candidates"])
+            self._state.pruning_count = count = int(report["total_candidates"])
             if self.db.persistent:
-                self.db.set_meta("pruning_candidates_count", str(self._pruning_count))
+                self.db.set_meta("pruning_candidates_count", str(count))
             return report

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from colony.canonical import json_text
 from colony.errors import ValidationError
-from colony.models import ActionProposal, json_text
+from colony.models import ActionProposal
 
 if TYPE_CHECKING:
     from colony.config import LimitsPolicy

@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from colony.errors import ValidationError, unknown_keys
-from colony.kernel.consequence_memory import parse_feedback
-from colony.models import ActionProposal, ResourceCost, check_json_value
+from colony.models import ActionProposal, ResourceCost, check_finite, check_json_value
 
-__all__ = ["OUTCOME_KEYS", "ParsedOutcome", "parse_outcome"]
+__all__ = ["OUTCOME_KEYS", "ParsedOutcome", "parse_feedback", "parse_outcome"]
 
+_POSITIVE = frozenset({"good", "approve", "yes", "+"})
+_NEGATIVE = frozenset({"bad", "reject", "no", "-"})
 OUTCOME_KEYS = frozenset({"summary", "repair_needed", "action_taken", "cost"})
 
 
@@ -56,3 +57,26 @@ def parse_outcome(proposal: Any, outcome: Any, tests_passed: Any, human_feedback
         raise ValidationError("outcome.action_taken", "must be a non-empty string", value=action_taken)
     cost = ResourceCost.from_dict(outcome["cost"], name="outcome.cost") if outcome.get("cost") else proposal.budget_estimate
     return ParsedOutcome(summary or "(no summary)", action_taken, repair, cost, parse_feedback(human_feedback))
+
+
+def parse_feedback(feedback: str | None) -> float:
+    """Parse operator feedback: good/approve/yes/+ → 1, bad/reject/no/- → −1, numbers clamped, else 0.
+
+    >>> parse_feedback("approve"), parse_feedback("0.5"), parse_feedback("7"), parse_feedback("meh")
+    (1.0, 0.5, 1.0, 0.0)
+    """
+    if feedback is None:
+        return 0.0
+    if not isinstance(feedback, str):
+        raise ValidationError("human_feedback", f"must be a string or None, got {type(feedback).__name__}", value=feedback)
+    text = feedback.strip().lower()
+    if text in _POSITIVE:
+        return 1.0
+    if text in _NEGATIVE:
+        return -1.0
+    try:
+        value = float(text)
+    except ValueError:
+        return 0.0
+    check_finite("human_feedback", value)
+    return max(-1.0, min(1.0, value))

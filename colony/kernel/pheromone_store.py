@@ -4,9 +4,9 @@ A trace is keyed by ``(location, signal_type)``. Its strength ``n`` ticks after 
 last deposit is ``max(0, x - n*eps)`` in closed form (``eps`` is the per-tick amount
 of its decay class), and it is gone at the first ``n`` with ``x - n*eps <= 1e-9``.
 Because decay is closed form the field is lazy: a tick only touches the traces that
-expire on it (bucketed by expiry tick), reads are keyed, prefix queries walk a sorted
-index of locations, and the strongest traces are kept per decay class by
-:class:`~colony.kernel.pheromone_trace.TopTraces` rather than by a total order.
+expire on it, reads are keyed, prefix queries walk a sorted index of locations, and the
+strongest traces are kept per decay class rather than by a total order (the indexes are
+:class:`~colony.kernel.pheromone_index.FieldIndex`; the arithmetic is here, in :class:`Trace`).
 
 Proposal-time (unverified) deposits go through :meth:`PheromoneStore.deposit_capped`:
 at one key, the outstanding unverified share of all agents together stays at or below
@@ -23,25 +23,101 @@ the cap, so only verified deposits can lift a key into the HOLD band.
 
 from __future__ import annotations
 
-import heapq
 import math
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from sortedcontainers import SortedList
-
 from colony.config import PheromonePolicy, default_policy
 from colony.errors import ValidationError
-from colony.kernel.pheromone_trace import TopTraces, Trace, rank_key, ticks_to_extinction
+from colony.kernel.pheromone_index import FieldIndex
 from colony.models import ColonySignal, DecayRate, SignalSource, SignalType, check_finite
 
 __all__ = ["TOP_CAPACITY", "PheromoneStore", "Trace", "ticks_to_extinction"]
 
 _TYPES = tuple(SignalType)
-_TYPE_RANK = {t: i for i, t in enumerate(_TYPES)}
 # how many of each decay class's strongest traces are kept ordered (status shows 10, the summary 5)
 TOP_CAPACITY = 32
+
+
+def ticks_to_extinction(strength: float, eps: float, epsilon: float) -> int:
+    """Return the first whole ``n >= 1`` with ``strength - n*eps <= epsilon``.
+
+    >>> ticks_to_extinction(2.1, 0.3, 1e-9)
+    7
+    """
+    n = max(1, math.ceil((strength - epsilon) / eps))
+    while n > 1 and strength - (n - 1) * eps <= epsilon:
+        n -= 1
+    while strength - n * eps > epsilon:
+        n += 1
+    return n
+
+
+class Trace:
+    """One live trace (internal, mutable); readers get :class:`~colony.models.ColonySignal` copies.
+
+    ``unverified`` is the outstanding proposal-time share of the key, ``(base, t0)``, which
+    decays like the trace itself (DESIGN §3a; the cap applies to all agents together).
+    """
+
+    __slots__ = ("_extra", "base", "decay", "eps", "expiry", "last_reinforced", "location", "signal_type", "source", "t0")
+
+    def __init__(self, location: str, signal_type: SignalType, decay: DecayRate, eps: float, source: SignalSource) -> None:
+        self.location = location
+        self.signal_type = signal_type
+        self.decay = decay
+        self.eps = eps
+        self.source = source
+        self.base = 0.0
+        self.t0 = 0
+        self.expiry = 0
+        self.last_reinforced = 0.0
+        # rarely-set fields share one slot, which keeps an evidence-free trace small
+        self._extra: dict[str, Any] | None = None
+
+    @property
+    def evidence(self) -> dict[str, Any] | None:
+        return self._extra.get("evidence") if self._extra else None
+
+    @evidence.setter
+    def evidence(self, value: dict[str, Any] | None) -> None:
+        self._set_extra("evidence", value)
+
+    @property
+    def unverified(self) -> tuple[float, int] | None:
+        """``(base, t0)`` of the key's outstanding proposal-time share, or None."""
+        return self._extra.get("unverified") if self._extra else None
+
+    @unverified.setter
+    def unverified(self, value: tuple[float, int] | None) -> None:
+        self._set_extra("unverified", value)
+
+    def _set_extra(self, name: str, value: Any) -> None:
+        if value is None:
+            if self._extra:
+                self._extra.pop(name, None)
+            return
+        if self._extra is None:
+            self._extra = {}
+        self._extra[name] = value
+
+    def strength_at(self, tick: int) -> float:
+        if tick >= self.expiry:
+            return 0.0
+        return max(0.0, self.base - (tick - self.t0) * self.eps)
+
+    def unverified_at(self, tick: int) -> float:
+        """The outstanding proposal-time share at ``tick`` (0.0 when none is left)."""
+        share = self._extra.get("unverified") if self._extra else None
+        if share is None or tick >= self.expiry:
+            return 0.0
+        return max(0.0, share[0] - (tick - share[1]) * self.eps)
+
+    @property
+    def intercept(self) -> float:
+        """``base + t0*eps``: ranks current strength within a decay class, whatever the tick."""
+        return self.base + self.t0 * self.eps
 
 
 class PheromoneStore:
@@ -66,36 +142,13 @@ class PheromoneStore:
         p = self.policy
         d = p.decay_per_tick
         self._eps = {DecayRate.FAST: d.fast, DecayRate.NORMAL: d.normal, DecayRate.SLOW: d.slow}
-        sm = p.source_multipliers
-        self._mult = {
-            SignalSource.HUMAN: sm.human,
-            SignalSource.TEST: sm.test,
-            SignalSource.SECURITY: sm.security,
-            SignalSource.AGENT: sm.agent,
-            SignalSource.RUNTIME: sm.runtime,
-        }
+        self._mult = {source: getattr(p.source_multipliers, source.value) for source in SignalSource}
         self._max_strength = p.max_strength
         self._max_deposit = p.max_deposit
         self._epsilon = p.extinction_epsilon
         self._tick = 0
-        # signal type -> location -> Trace; each dict is in order of last deposit (see idle_traces)
-        self._by_type: dict[SignalType, dict[str, Trace]] = {t: {} for t in _TYPES}
-        self._type_dicts = tuple(self._by_type.values())
-        self._count = 0
-        # locations with at least one live trace, sorted, for prefix queries
-        self._locations: SortedList = SortedList()
-        # expiry tick -> traces that may expire then (stale entries are skipped)
-        self._expiry: dict[int, list[Trace]] = {}
-        # one int object per live expiry tick, shared by the traces that expire then
-        self._ticks: dict[int, int] = {}
-        self._top = {rate: TopTraces(top_capacity) for rate in DecayRate}
-        self._top_capacity = top_capacity
-        # plain dicts with every key present: cheaper to bump than Counters
-        self._class_counts: dict[DecayRate, int] = dict.fromkeys(DecayRate, 0)
-        self._source_counts: dict[SignalSource, int] = dict.fromkeys(SignalSource, 0)
-        # stamps have never gone backwards: deposit order is last_reinforced order
-        self._monotone = True
-        self._last_stamp = -math.inf
+        self._index: FieldIndex[Trace] = FieldIndex(top_capacity)
+        self._by_type = self._index.by_type  # the keyed reads and writes go straight to it
         self._journal: Callable[[str, Trace], None] | None = None
 
     # ------------------------------------------------------------------ state
@@ -105,7 +158,7 @@ class PheromoneStore:
         return self._tick
 
     def __len__(self) -> int:
-        return self._count
+        return self._index.count
 
     def set_journal(self, journal: Callable[[str, Trace], None] | None) -> None:
         """Register ``journal(op, trace)`` called with ``"upsert"`` / ``"delete"`` (persistence hook)."""
@@ -201,114 +254,50 @@ class PheromoneStore:
         now = self._tick
         traces = self._by_type[signal_type]
         trace = traces.get(location)
+        fresh, old_source = trace is None, None
         if trace is None:
             trace = Trace(location, signal_type, decay, self._eps[decay], source)
             current = 0.0
-            self._register(trace)
         else:
             current = trace.strength_at(now)
             traces[location] = traces.pop(location)  # now the most recently deposited key of its type
             if trace.source is not source:
-                self._source_counts[trace.source] -= 1
-                self._source_counts[source] += 1
-                trace.source = source
+                old_source, trace.source = trace.source, source
         new = current + amount
         if new > self._max_strength:
             new = self._max_strength
         trace.base = new
         trace.t0 = now
-        expiry = now + ticks_to_extinction(new, trace.eps, self._epsilon)
-        if expiry != trace.expiry:
-            expiry = self._ticks.setdefault(expiry, expiry)
-            trace.expiry = expiry
-            bucket = self._expiry.get(expiry)
-            if bucket is None:
-                self._expiry[expiry] = [trace]
-            else:
-                bucket.append(trace)
-        stamp = self._clock()
-        if stamp < self._last_stamp:
-            self._monotone = False
-        self._last_stamp = stamp
-        trace.last_reinforced = stamp
+        trace.last_reinforced = self._clock()
         if evidence:
             trace.evidence = dict(evidence)
         if unverified is not None:
             trace.unverified = (unverified + new - current, now)
-        self._top[trace.decay].offer(trace)
+        expiry = now + ticks_to_extinction(new, trace.eps, self._epsilon)
+        self._index.place(trace, new=fresh, old_source=old_source, expiry=expiry)
         if self._journal is not None:
             self._journal("upsert", trace)
         return new - current
 
-    def _register(self, trace: Trace) -> None:
-        """Index a new key (its strength, expiry and rank follow once the deposit is applied)."""
-        if not self._has_location(trace.location):
-            self._locations.add(trace.location)
-        self._by_type[trace.signal_type][trace.location] = trace
-        self._count += 1
-        self._class_counts[trace.decay] += 1
-        self._source_counts[trace.source] += 1
-
     def tick(self) -> int:
         """Advance one tick; remove the traces that reach zero; return how many were removed."""
         self._tick += 1
-        now = self._tick
-        self._ticks.pop(now, None)
-        due = self._expiry.pop(now, None)
-        removed = 0
-        if due:
-            rebuild: set[DecayRate] = set()
-            for trace in due:
-                if trace.expiry != now or self._by_type[trace.signal_type].get(trace.location) is not trace:
-                    continue  # re-deposited since (a later bucket holds it), or already gone
-                if self._remove(trace):
-                    rebuild.add(trace.decay)
-                removed += 1
-            for rate in rebuild:
-                self._repair_top(rate)
-        return removed
-
-    def _remove(self, trace: Trace) -> bool:
-        """Drop a trace from every index; True if it was among its class's strongest."""
-        del self._by_type[trace.signal_type][trace.location]
-        self._count -= 1
-        if not self._has_location(trace.location):
-            self._locations.remove(trace.location)
-        self._class_counts[trace.decay] -= 1
-        self._source_counts[trace.source] -= 1
-        if self._journal is not None:
-            self._journal("delete", trace)
-        return self._top[trace.decay].discard(trace)
-
-    def _repair_top(self, rate: DecayRate) -> None:
-        top = self._top[rate]
-        if top.needs_rebuild(self._class_counts[rate]):
-            top.rebuild(t for t in self.iter_traces() if t.decay is rate)
+        gone = self._index.expire(self._tick)
+        if gone and self._journal is not None:
+            for trace in gone:
+                self._journal("delete", trace)
+        return len(gone)
 
     def clear(self) -> int:
         """Remove every trace (and every index entry); return how many there were."""
-        n = self._count
+        n = self._index.count
         if self._journal is not None:
-            for trace in self.iter_traces():
+            for trace in self._index.traces():
                 self._journal("delete", trace)
-        for traces in self._by_type.values():
-            traces.clear()
-        self._count = 0
-        self._locations.clear()
-        self._expiry.clear()
-        self._ticks.clear()
-        for top in self._top.values():
-            top.clear()
-        self._class_counts = dict.fromkeys(DecayRate, 0)
-        self._source_counts = dict.fromkeys(SignalSource, 0)
-        self._monotone, self._last_stamp = True, -math.inf
+        self._index.clear()
         return n
 
     # ----------------------------------------------------------------- reads
-    def _has_location(self, location: str) -> bool:
-        a, b, c, d, e, f = self._type_dicts  # unrolled: a generator over six dicts costs more than the lookups
-        return location in a or location in b or location in c or location in d or location in e or location in f
-
     def sense(self, location: str, signal_type: SignalType) -> float:
         """Current strength of one key (0.0 when absent). Never reinforces."""
         trace = self._by_type[signal_type].get(location)
@@ -338,101 +327,34 @@ class PheromoneStore:
         """
         if not isinstance(location, str) or not location:
             raise ValidationError("location", "must be a non-empty string", value=location)
-        st = SignalType(signal_type) if signal_type is not None else None
-        locs = [location] if self._has_location(location) else []
-        if prefix:
-            # '.' (0x2E) and '/' (0x2F) are adjacent: one range covers both separators
-            locs.extend(self._locations.irange(location + ".", location + "0", inclusive=(True, False)))
-        types = (st,) if st is not None else _TYPES
-        traces: list[Trace] = []
-        for loc in locs:
-            for s in types:
-                t = self._by_type[s].get(loc)
-                if t is not None:
-                    traces.append(t)
-        signals = [self._signal(t) for t in traces]
+        types = (SignalType(signal_type),) if signal_type is not None else _TYPES
+        signals = [self._signal(t) for t in self._index.at(location, types, prefix=prefix)]
         signals.sort(key=lambda s: -s.strength)
         return signals
 
     def iter_signals(self, signal_type: SignalType | None = None) -> Iterator[ColonySignal]:
         """Every live signal (optionally of one type), in location order."""
-        st = SignalType(signal_type) if signal_type is not None else None
-        types = (st,) if st is not None else _TYPES
-        for loc in list(self._locations):
-            for s in types:
-                t = self._by_type[s].get(loc)
-                if t is not None:
-                    yield self._signal(t)
+        types = (SignalType(signal_type),) if signal_type is not None else _TYPES
+        for trace in self._index.in_location_order(types):
+            yield self._signal(trace)
 
     def iter_traces(self) -> Iterator[Trace]:
         """Every live internal trace (for persistence), by type, oldest deposit first."""
-        for traces in self._by_type.values():
-            yield from list(traces.values())
+        return self._index.traces()
 
     def idle_traces(self, signal_type: SignalType, now: float, idle: float) -> list[Trace]:
-        """Traces of one type whose ``now - last_reinforced > idle``, oldest first.
-
-        While stamps have never gone backwards the type's traces are in stamp order, so
-        the walk stops at the first recent one: the cost follows the answer, not the field.
-        """
-        out = []
-        for trace in self._by_type[SignalType(signal_type)].values():
-            if now - trace.last_reinforced > idle:
-                out.append(trace)
-            elif self._monotone:
-                break
-        return out
-
-    def _top_traces(self, k: int) -> list[Trace]:
-        """The ``k`` strongest: each class's ``k`` best by intercept (ties by key), then sorted by strength."""
-        tick = self._tick
-        if k <= self._top_capacity:
-            pool: list[Trace] = [t for top in self._top.values() for t in top.traces[:k]]
-        else:  # past the index: the same selection by a full pass
-            pool = []
-            for rate in DecayRate:
-                pool.extend(heapq.nsmallest(k, (t for t in self.iter_traces() if t.decay is rate), key=rank_key))
-        return heapq.nsmallest(k, pool, key=lambda t: (-t.strength_at(tick), t.location, _TYPE_RANK[t.signal_type]))
+        """Traces of one type whose ``now - last_reinforced > idle``, oldest first (see :meth:`FieldIndex.idle`)."""
+        return self._index.idle(SignalType(signal_type), now, idle)
 
     def top_signals(self, k: int = 10) -> list[dict[str, Any]]:
         """The ``k`` strongest traces as dicts {key, location, signal_type, strength, updated_at}."""
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise ValidationError("k", "must be a non-negative integer", value=k)
-        return [
-            {
-                "key": f"{t.location}:{t.signal_type.value}",
-                "location": t.location,
-                "signal_type": t.signal_type.value,
-                "strength": t.strength_at(self._tick),
-                "updated_at": t.last_reinforced,
-            }
-            for t in self._top_traces(k)
-        ]
+        return self._index.top_rows(k, self._tick)
 
     def summary(self) -> dict[str, Any]:
         """Counts by type, source and decay class, the top five, and max/min/mean strength (a full pass)."""
-        tick = self._tick
-        top5 = self._top_traces(5)
-        strengths = [t.strength_at(tick) for t in self.iter_traces()]
-        return {
-            "total_signals": self._count,
-            "by_signal_type": {s.value: len(self._by_type[s]) for s in _TYPES if self._by_type[s]},
-            "by_source": {s.value: self._source_counts[s] for s in SignalSource if self._source_counts[s]},
-            "by_decay_rate": {r.value: self._class_counts[r] for r in DecayRate if self._class_counts[r]},
-            "top_5": [
-                {
-                    "location": t.location,
-                    "signal_type": t.signal_type.value,
-                    "strength": t.strength_at(tick),
-                    "source": t.source.value,
-                    "decay_rate": t.decay.value,
-                }
-                for t in top5
-            ],
-            "max_strength": max(strengths, default=0.0),
-            "min_strength": min(strengths, default=0.0),
-            "mean_strength": sum(strengths) / len(strengths) if strengths else 0.0,
-        }
+        return self._index.summary(self._tick)
 
     # ------------------------------------------------------------ persistence
     def restore(self, tick: int, traces: list[Trace]) -> None:
@@ -442,22 +364,11 @@ class PheromoneStore:
             self.clear()
             self._tick = tick
             for t in sorted(traces, key=lambda t: t.last_reinforced):
-                if t.expiry <= tick:
-                    continue
-                self._index_loaded(t)
-            for rate in DecayRate:
-                self._top[rate].rebuild(t for t in self.iter_traces() if t.decay is rate)
+                if t.expiry > tick:
+                    self._index.load(t)
+            self._index.rebuild_tops()
         finally:
             self._journal = journal
-
-    def _index_loaded(self, t: Trace) -> None:
-        """Index a trace read from the store (:meth:`restore`, :meth:`apply`): key, interned expiry bucket, stamp."""
-        self._register(t)
-        t.expiry = self._ticks.setdefault(t.expiry, t.expiry)
-        self._expiry.setdefault(t.expiry, []).append(t)
-        if t.last_reinforced < self._last_stamp:
-            self._monotone = False
-        self._last_stamp = max(self._last_stamp, t.last_reinforced)
 
     def advance_to(self, tick: int) -> None:
         """Tick (without journaling) until the field's tick is ``tick``: another process ticked a shared colony."""
@@ -473,21 +384,18 @@ class PheromoneStore:
 
         The field's tick must already be the writer's (:meth:`advance_to`); an expired row is dropped.
         """
-        journal, self._journal = self._journal, None
-        try:
-            old = self._by_type[incoming.signal_type].get(incoming.location)
-            if old is not None and self._remove(old):
-                self._repair_top(old.decay)
-            if incoming.expiry <= self._tick:
-                return
-            self._index_loaded(incoming)
-            self._top[incoming.decay].offer(incoming)
-        finally:
-            self._journal = journal
+        index = self._index
+        old = self._by_type[incoming.signal_type].get(incoming.location)
+        if old is not None and index.remove(old):
+            index.repair_top(old.decay)
+        if incoming.expiry <= self._tick:
+            return
+        index.load(incoming)
+        index.top[incoming.decay].offer(incoming)
 
     def set_tick(self, tick: int) -> None:
         """Set the tick counter (used by ``calm_down`` on an empty field)."""
-        if self._count:
+        if self._index.count:
             raise ValidationError("tick", "can only be reset on an empty field")
         self._tick = tick
 

@@ -1,21 +1,37 @@
-"""Reported outcomes on the kernel: validation first, then the rows, then budget and pressure.
+"""What the kernel writes after a verdict or an outcome: checked first, then the rows, then budget and field.
 
-A mixin of :class:`colony.kernel.ColonyKernel`, kept apart so the kernel module stays one
-concept. An outcome is checked completely before anything changes (:meth:`_check_outcome`);
-its rows are written next, inside the call's transaction (:meth:`_store_outcome`); its
-in-memory effects on the budget and the field come last (:meth:`_outcome_effects`), once
-nothing can refuse the call any more.
+:class:`OutcomeRecorder` is the kernel's collaborator for reported outcomes. An outcome is checked
+completely before anything changes (:meth:`~OutcomeRecorder.check`); its rows are written next,
+inside the caller's transaction (:meth:`~OutcomeRecorder.store`); its in-memory effects on the budget
+and the field come last (:meth:`~OutcomeRecorder.effects`), once nothing can refuse the call any more.
+A proposal's own deposits (a serious finding, a refusal) go through :meth:`~OutcomeRecorder.proposal_deposits`.
+
+>>> from colony.kernel import ColonyKernel
+>>> from colony.models import ActionProposal
+>>> kernel = ColonyKernel()
+>>> p = ActionProposal("agent-1", "t", "patch_file", "pkg.mod", "r", "e")
+>>> kernel.record_outcome(p, {"summary": "applied"}, tests_passed=False).trust_delta < 0
+True
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from colony.errors import AttestationError
-from colony.kernel.outcomes import ParsedOutcome, parse_outcome
-from colony.models import ActionProposal, ConsequenceRecord, DecayRate, SignalSource, SignalType
+from colony.falsification.report import risk_deposit
+from colony.kernel.outcomes import ParsedOutcome
+from colony.models import (
+    ActionProposal,
+    AgentTrustProfile,
+    ConsequenceRecord,
+    DecayRate,
+    FalsificationFinding,
+    GateDecision,
+    GateResult,
+    SignalSource,
+    SignalType,
+)
 
 if TYPE_CHECKING:
     from colony.config import Policy
@@ -26,73 +42,45 @@ if TYPE_CHECKING:
     from colony.kernel.retention import Retention
     from colony.kernel.role_adapter import RoleAdapter
 
-__all__ = ["OutcomeMixin"]
+__all__ = ["OutcomeRecorder"]
 
 
-class OutcomeMixin:
-    """``record_outcome`` and the outcome steps the attested path shares; the host class provides the attributes below."""
+class OutcomeRecorder:
+    """Records outcomes and a proposal's deposits over the kernel's subsystems (it holds no state of its own)."""
 
-    config: Any
-    policy: Policy
-    consequence_memory: ConsequenceMemory
-    retention: Retention
-    role_adapter: RoleAdapter
-    resource_ledger: ResourceLedger
-    pheromones: PheromoneStore
-    _limits: InputLimits
-    _clock: Callable[[], float]
-    _decay_default: dict[SignalType, DecayRate]
-
-    def _atomic(self) -> AbstractContextManager[object]:  # pragma: no cover - provided by the kernel
-        raise NotImplementedError
-
-    def record_outcome(
+    def __init__(
         self,
-        proposal: ActionProposal,
-        outcome: dict[str, Any],
-        tests_passed: bool,
-        human_feedback: str | None = None,
-    ) -> ConsequenceRecord:
-        """Record a caller-reported outcome: trust, role, budget and pressure change.
+        policy: Policy,
+        *,
+        memory: ConsequenceMemory,
+        retention: Retention,
+        roles: RoleAdapter,
+        ledger: ResourceLedger,
+        pheromones: PheromoneStore,
+        limits: InputLimits,
+        clock: Callable[[], float],
+    ) -> None:
+        self.policy = policy
+        self.memory = memory
+        self.retention = retention
+        self.roles = roles
+        self.ledger = ledger
+        self.pheromones = pheromones
+        self.limits = limits
+        self.clock = clock
+        signal_defaults = policy.pheromone.signal_defaults
+        self.decay_default = {st: DecayRate(getattr(signal_defaults, st.value)) for st in SignalType}
 
-        One ordinary outcome per proposal id. In ``required`` attestation mode this path
-        is closed: use :meth:`record_attested_outcome` after an execution receipt.
-        """
-        if self.config.attestation_mode == "required":
-            raise AttestationError(
-                "attestation_mode='required': record_outcome is disabled; use authorize_execution → "
-                "record_execution_receipt → record_attested_outcome",
-                status="unauthorized_link",
-            )
-        parsed = parse_outcome(proposal, outcome, tests_passed, human_feedback)
-        evidence_json = self._check_outcome(proposal, parsed)
-        with self._atomic():
-            return self._apply_outcome(proposal, tests_passed, parsed, evidence_json, attested=False)
-
-    def _check_outcome(self, proposal: ActionProposal, parsed: ParsedOutcome) -> str | None:
+    def check(self, proposal: ActionProposal, parsed: ParsedOutcome) -> str | None:
         """Everything an outcome could be refused for, before anything changes; returns the evidence JSON."""
-        limits = self._limits
+        limits = self.limits
         evidence_json = limits.proposal(proposal)
         limits.text("outcome.summary", parsed.summary)
         limits.text("outcome.action_taken", parsed.action_taken)
-        self.resource_ledger.check_consume(parsed.cost)
+        self.ledger.check_consume(parsed.cost)
         return evidence_json
 
-    def _apply_outcome(
-        self,
-        proposal: ActionProposal,
-        tests_passed: bool,
-        parsed: ParsedOutcome,
-        evidence_json: str | None,
-        *,
-        attested: bool,
-    ) -> ConsequenceRecord:
-        """Store the outcome (proposal, record, profile), then apply its effects (budget, field)."""
-        record = self._store_outcome(proposal, tests_passed, parsed, evidence_json, attested=attested)
-        self._outcome_effects(proposal, tests_passed, parsed)
-        return record
-
-    def _store_outcome(
+    def store(
         self,
         proposal: ActionProposal,
         tests_passed: bool,
@@ -102,7 +90,7 @@ class OutcomeMixin:
         attested: bool,
     ) -> ConsequenceRecord:
         """The outcome's rows: everything about it that a rolled-back transaction undoes."""
-        memory = self.consequence_memory
+        memory = self.memory
         tick = self.retention.lifetime_tick
         profile = memory.profile(proposal.agent_id)
         memory.note_proposal(profile, proposal, evidence_json, tick=tick, save_new=False)  # record() saves it
@@ -115,42 +103,70 @@ class OutcomeMixin:
             parsed.feedback,
             parsed.repair_needed,
             delta,
-            self._clock(),
+            self.clock(),
         )
-        memory.record(record, profile, attested=attested, tick=tick, settle=self.role_adapter.update)
+        memory.record(record, profile, attested=attested, tick=tick, settle=self.roles.update)
         return record
 
-    def _outcome_effects(self, proposal: ActionProposal, tests_passed: bool, parsed: ParsedOutcome) -> None:
+    def effects(self, proposal: ActionProposal, tests_passed: bool, parsed: ParsedOutcome) -> None:
         """Budget and pressure: applied last, once everything that can refuse the call has passed."""
-        self.resource_ledger.consume(parsed.cost)
+        self.ledger.consume(parsed.cost)
         o = self.policy.outcome
         target = proposal.target
         store = self.pheromones
+        decay = self.decay_default
         if tests_passed:
             store.reinforce(target, SignalType.SUCCESS)
         else:
+            evidence = {"proposal_id": proposal.proposal_id, "action_type": proposal.action_type}
             store.deposit_trusted(
-                target,
-                SignalType.FAILURE,
-                o.failure_strength,
-                self._decay_default[SignalType.FAILURE],
-                SignalSource.TEST,
-                {"proposal_id": proposal.proposal_id, "action_type": proposal.action_type},
+                target, SignalType.FAILURE, o.failure_strength, decay[SignalType.FAILURE], SignalSource.TEST, evidence
             )
         if tests_passed and not parsed.repair_needed:
+            evidence = {"proposal_id": proposal.proposal_id}
             store.deposit_trusted(
-                target,
-                SignalType.SUCCESS,
-                o.success_strength,
-                self._decay_default[SignalType.SUCCESS],
-                SignalSource.TEST,
-                {"proposal_id": proposal.proposal_id},
+                target, SignalType.SUCCESS, o.success_strength, decay[SignalType.SUCCESS], SignalSource.TEST, evidence
             )
         store.deposit_trusted(
             target,
             SignalType.DEPENDENCY,
             o.dependency_strength,
-            self._decay_default[SignalType.DEPENDENCY],
+            decay[SignalType.DEPENDENCY],
             SignalSource.RUNTIME,
             {"agent_id": proposal.agent_id},
+        )
+
+    def proposal_deposits(
+        self, proposal: ActionProposal, profile: AgentTrustProfile, findings: list[FalsificationFinding], result: GateResult
+    ) -> None:
+        """A proposal's deposits at its target: RISK for serious findings, FAILURE for a refusal."""
+        pp = self.policy.proposal
+        serious, strength = risk_deposit(findings, pp)
+        if serious:
+            worst = max(serious, key=lambda f: f.severity.rank).severity
+            evidence = {"proposal_id": proposal.proposal_id, "finding_count": len(serious), "max_severity": worst.value}
+            self._deposit_capped(proposal, profile, SignalType.RISK, strength, evidence)
+        if result.decision is GateDecision.REFUSE:
+            strength = pp.refuse_failure_base + pp.refuse_failure_severity_scale * result.falsification_severity
+            evidence = {"proposal_id": proposal.proposal_id, "reason": result.reason[:200]}
+            self._deposit_capped(proposal, profile, SignalType.FAILURE, strength, evidence)
+
+    def _deposit_capped(
+        self,
+        proposal: ActionProposal,
+        profile: AgentTrustProfile,
+        signal_type: SignalType,
+        strength: float,
+        evidence: dict[str, Any],
+    ) -> None:
+        """A proposal-time deposit at the target: unverified, so capped per key for all agents together, weighted by trust."""
+        self.pheromones.deposit_capped_trusted(
+            proposal.target,
+            signal_type,
+            strength,
+            self.decay_default[signal_type],
+            SignalSource.AGENT,
+            evidence,
+            profile.trust_score,
+            self.policy.proposal.proposal_deposit_cap,
         )

@@ -15,10 +15,13 @@ True
 from __future__ import annotations
 
 import hashlib
-import json
 import random
-from pathlib import Path
-from typing import Any
+
+# the study's canonical JSON and hashes are colony's one form (re-exported: the study modules import them from here)
+from colony.canonical import canonical_text as canonical_json
+from colony.canonical import sha256_file
+from colony.canonical import sha256_hex as sha256_bytes
+from colony.canonical import sha256_json as json_sha256
 
 __all__ = ["canonical_json", "derive_seed", "json_sha256", "sha256_bytes", "sha256_file", "stream", "unit_draw"]
 
@@ -41,29 +44,3 @@ def stream(seed: int, purpose: str, *parts: object) -> random.Random:
 def unit_draw(seed: int, purpose: str, *parts: object) -> float:
     """One uniform draw in [0, 1) addressed by its parts: order-free, so no caller can shift it."""
     return (int.from_bytes(_digest(seed, purpose, parts)[:8], "big") >> 11) / float(1 << 53)
-
-
-def canonical_json(value: Any, *, indent: int | None = None) -> str:
-    """JSON with sorted keys (compact unless ``indent``): the byte form every study artefact uses."""
-    if indent is None:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return json.dumps(value, sort_keys=True, indent=indent, ensure_ascii=False, allow_nan=False)
-
-
-def sha256_bytes(data: bytes) -> str:
-    """Hex SHA-256 of ``data``."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def json_sha256(value: Any) -> str:
-    """Hex SHA-256 of ``value``'s compact :func:`canonical_json` (how parameters, policy and workload are named)."""
-    return sha256_bytes(canonical_json(value).encode("utf-8"))
-
-
-def sha256_file(path: str | Path) -> str:
-    """Hex SHA-256 of a file, read in 1 MiB chunks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()

@@ -86,8 +86,8 @@ def test_claim_checks_catch_missing_evidence(tmp_path: Path, config: BuildConfig
         "claims:\n  - {id: A, statement: s, class: analogy, status: supported, evidence: [nowhere.txt]}\n"
         "  - {id: A, statement: '', class: guess, status: maybe, evidence: ['../escape']}\n"
         "  - {id: T, statement: s, class: analogy, status: supported, evidence: [pyproject.toml], citations: [x],\n"
-        "     tests: ['tests/test_kernel.py::test_no_such_test', 'tests/nowhere.py::test_x', 'tests/test_kernel.py',\n"
-        "             'tests/test_kernel.py::test_paired_locality_through_propose_action']}\n",
+        "     tests: ['tests/kernel/test_kernel.py::test_no_such_test', 'tests/nowhere.py::test_x', 'tests/kernel/test_kernel.py',\n"
+        "             'tests/kernel/test_kernel.py::test_paired_locality_through_propose_action']}\n",
         encoding="utf-8",
     )
     problems = "\n".join(

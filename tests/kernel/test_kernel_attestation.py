@@ -116,7 +116,7 @@ def test_file_ledger_survives_a_restart_and_detects_a_wrong_key(tmp_path: Path) 
         k.close()
         """
     )
-    subprocess.run([sys.executable, "-c", script], check=True, cwd=Path(__file__).parents[1])
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=Path(__file__).parents[2])
     kernel = ColonyKernel(ColonyKernelConfig(state_path=state, attestation_mode="required", attestation_key=KEY))
     assert kernel.attestation_status().valid  # type: ignore[union-attr]
     # the lifecycle continues where the other process left it

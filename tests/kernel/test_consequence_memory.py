@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from colony.errors import ConflictError, ValidationError
-from colony.kernel.consequence_memory import ConsequenceMemory, parse_feedback
+from colony.kernel.consequence_memory import ConsequenceMemory
+from colony.kernel.outcomes import parse_feedback
 from colony.models import ConsequenceRecord
 from colony.storage import StateDB
 from tests.conftest import make_proposal

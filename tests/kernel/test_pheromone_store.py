@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from colony.config import default_policy
 from colony.errors import ValidationError
-from colony.kernel.pheromone_store import PheromoneStore, ticks_to_extinction
-from colony.kernel.pheromone_trace import TopTraces, Trace
+from colony.kernel.pheromone_index import TopTraces
+from colony.kernel.pheromone_store import PheromoneStore, Trace, ticks_to_extinction
 from colony.models import ColonySignal, DecayRate, SignalSource, SignalType
 from tests.examples import examples
 

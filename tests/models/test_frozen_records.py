@@ -11,7 +11,7 @@ import pytest
 
 from colony import models
 from colony.errors import ValidationError
-from colony.frozen_records import quick_init, quick_new
+from colony.models.frozen_records import quick_init, quick_new
 
 RECORDS = [
     models.ColonySignal,

@@ -16,7 +16,7 @@ from colony.kernel.limits import InputLimits
 from colony.mcp.toolset import INTERNAL_ERROR, ColonyTools
 from colony.models import ActionProposal, ResourceCost, check_json_value
 from tests.conftest import make_proposal
-from tests.test_kernel_atomicity import snapshot
+from tests.kernel.test_kernel_atomicity import snapshot
 
 POLICY = default_policy()
 LIMITS = POLICY.limits
