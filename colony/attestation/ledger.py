@@ -1,14 +1,11 @@
 """AttestationLedger: signed, hash-chained lifecycle events in SQLite.
 
-Each run is a chain: event *n* carries the hash of event *n-1*. :meth:`AttestationLedger.append`
-checks an event completely before writing it — hash, signature, uniqueness of id, hash and
-nonce, sequence, chain link and the lifecycle rules of :mod:`colony.attestation.semantics` —
-and writes nothing when it refuses (AttestationError with the matching ``status``).
-:meth:`AttestationLedger.validate` re-checks a stored run from scratch, so edits made
-directly in the database are found too.
-
-The ledger lives in its own database (``":memory:"`` or a file, WAL) or in a connection
-it is handed, such as the kernel's state file; its tables are prefixed ``attestation_``.
+Each run is a chain: event *n* carries the hash of event *n-1*. :meth:`AttestationLedger.append` checks an event
+completely before writing it — hash, signature, uniqueness of id, hash and nonce, sequence, chain link and the
+lifecycle rules of :mod:`colony.attestation.semantics` — and writes nothing when it refuses (AttestationError with the
+matching ``status``). :meth:`AttestationLedger.validate` re-checks a stored run from scratch, so edits made directly in
+the database are found too. The ledger lives in its own database (``":memory:"`` or a file, WAL) or in a connection it
+is handed, such as the kernel's state file; its tables are prefixed ``attestation_``.
 
 >>> from colony.attestation.signers import HMACSigner
 >>> ledger = AttestationLedger(signer=HMACSigner(b"0123456789abcdef"))
@@ -151,7 +148,6 @@ class AttestationLedger(TypedRecords):
         self._lock = lock if lock is not None else threading.RLock()
         self._verified_heads: dict[str, str] = {}
 
-    # ------------------------------------------------------------------ basics
     @property
     def signer(self) -> Signer:
         """The key this ledger signs and verifies with."""

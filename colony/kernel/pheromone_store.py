@@ -1,16 +1,13 @@
 """The pheromone field: keyed traces with additive reinforcement and subtractive decay.
 
-A trace is keyed by ``(location, signal_type)``. Its strength ``n`` ticks after its
-last deposit is ``max(0, x - n*eps)`` in closed form (``eps`` is the per-tick amount
-of its decay class), and it is gone at the first ``n`` with ``x - n*eps <= 1e-9``.
-Because decay is closed form the field is lazy: a tick only touches the traces that
-expire on it, reads are keyed, prefix queries walk a sorted index of locations, and the
-strongest traces are kept per decay class rather than by a total order (the indexes are
+A trace is keyed by ``(location, signal_type)``. Its strength ``n`` ticks after its last deposit is
+``max(0, x - n*eps)`` in closed form (``eps``: the per-tick amount of its decay class); it is gone at the first ``n``
+with ``x - n*eps <= 1e-9``. So the field is lazy: a tick only touches the traces that expire on it, reads are keyed,
+prefix queries walk a sorted index of locations, and the strongest traces are kept per decay class (the indexes are
 :class:`~colony.kernel.pheromone_index.FieldIndex`; the arithmetic is here, in :class:`Trace`).
 
-Proposal-time (unverified) deposits go through :meth:`PheromoneStore.deposit_capped`:
-at one key, the outstanding unverified share of all agents together stays at or below
-the cap, so only verified deposits can lift a key into the HOLD band.
+Proposal-time (unverified) deposits go through :meth:`PheromoneStore.deposit_capped`: at one key, the outstanding
+unverified share of all agents together stays at or below the cap, so only verified deposits lift a key into HOLD.
 
 >>> store = PheromoneStore()
 >>> store.deposit(ColonySignal("pkg.mod", SignalType.FAILURE, 2.0, DecayRate.FAST, SignalSource.TEST))
@@ -151,7 +148,6 @@ class PheromoneStore:
         self._by_type = self._index.by_type  # the keyed reads and writes go straight to it
         self._journal: Callable[[str, Trace], None] | None = None
 
-    # ------------------------------------------------------------------ state
     @property
     def tick_count(self) -> int:
         """Ticks elapsed on this field."""
