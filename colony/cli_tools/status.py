@@ -61,9 +61,9 @@ def _workflows(root: Path, store: WorkflowStore, run_id: str | None) -> dict[str
 
 def _kernel(root: Path, state_path: str) -> dict[str, Any]:
     """The kernel state a file (read-only, without the owner's lock) or a ``postgresql://`` URL holds."""
+    from colony.kernel.state_summary import summary
     from colony.storage import open_state, redact_url
     from colony.storage.base import is_url
-    from colony.storage.summary import summary
 
     if is_url(state_path):
         shown, db = redact_url(state_path), open_state(state_path)

@@ -1,4 +1,4 @@
-"""``colony notebooks`` and ``python -m colony.notebooks``: the command-line front end of the batch runner.
+"""``colony notebooks`` (also ``python -m colony.notebooks``, which runs it): the command-line front end of the batch runner.
 
     colony notebooks run [NAME ...] [--parallel N | --scheduler ADDRESS] [-p [notebook.]key=value ...] [--output-dir DIR]
     colony notebooks list
@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from colony.errors import ColonyError, ValidationError
+from colony.errors import ValidationError
 from colony.notebooks.parameters import parameter_spec, parse_assignment
 from colony.notebooks.runner import NotebookResult, discover_notebooks, run_all
 
-__all__ = ["add_arguments", "main", "register", "run_command"]
+__all__ = ["add_arguments", "register", "run_command"]
 
 DEFAULT_OUTPUT_DIR = "output/notebooks"
 
@@ -120,18 +120,3 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         print(f"{len(results) - len(failed)}/{len(results)} notebooks ok", file=sys.stderr)
     return 1 if failed else 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m colony.notebooks``: 0 ok, 1 a notebook failed, 2 bad input."""
-    parser = argparse.ArgumentParser(prog="python -m colony.notebooks", description="Run colony's parameterised notebooks.")
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    if not args.action:
-        parser.print_help()
-        return 2
-    try:
-        return run_command(args)
-    except ColonyError as exc:
-        print(f"colony notebooks: error: {exc}", file=sys.stderr)
-        return 2

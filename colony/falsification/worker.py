@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from colony.config import default_policy
 from colony.errors import ValidationError
@@ -44,9 +44,14 @@ from colony.models import (
 
 if TYPE_CHECKING:
     from colony.config import Policy
-    from colony.kernel.pheromone_store import PheromoneStore
 
-__all__ = ["FalsificationWorker", "falsify_plan"]
+__all__ = ["FalsificationWorker", "RiskField", "falsify_plan"]
+
+
+class RiskField(Protocol):
+    """Where :meth:`FalsificationWorker.evaluate_plan` deposits (the kernel's pheromone store is one)."""
+
+    def deposit(self, signal: ColonySignal, trust_factor: float = 1.0) -> float: ...
 
 
 class FalsificationWorker:
@@ -62,7 +67,7 @@ class FalsificationWorker:
         self,
         policy: Policy | None = None,
         *,
-        pheromone_store: PheromoneStore | None = None,
+        pheromone_store: RiskField | None = None,
         repo_root: str | os.PathLike[str] | None = None,
     ) -> None:
         self._policy = policy if policy is not None else default_policy()
@@ -112,7 +117,7 @@ class FalsificationWorker:
         result["recommendation"] = recommendation(score, self._policy.falsification)
         return result
 
-    def _deposit(self, store: PheromoneStore, target: str, findings: list[FalsificationFinding]) -> None:
+    def _deposit(self, store: RiskField, target: str, findings: list[FalsificationFinding]) -> None:
         serious, strength = risk_deposit(findings, self._policy.proposal)
         if not serious or not target:
             return

@@ -1,14 +1,12 @@
-"""Trust arithmetic, exact at the policy's precision (the paper's Eq. 12).
+"""Trust policy: the change one outcome makes (the paper's Eq. 12).
 
 One outcome changes trust by
 
     Δ = (pass_delta if tests passed else fail_delta) + repair_delta·[repair] + feedback_weight·feedback
 
-Trust is held in whole *units* of ``10**-decimals`` (policy ``trust.decimals``, 6 by
-default). Δ is rounded once to a whole number of units, added to the trust in units,
-and the sum is clamped to ``[0, 1]``; a stored trust is ``units / 10**decimals``, the float
-nearest that decimal. So ten clean reports from 0.1 give exactly 0.5, where summing
-floats gives 0.4999999999999999 and misses the 0.5 rung of the role ladder.
+Δ is rounded once to the policy's precision (``trust.decimals``). Trust is held in whole units of
+``10**-decimals``; that arithmetic (``to_units``, ``quantize``, ``apply_delta``, importable from here too) is
+:mod:`colony.models.trust_units`, since :class:`~colony.models.AgentTrustProfile` applies it.
 
 >>> from colony.config import default_policy
 >>> policy = default_policy().trust
@@ -23,29 +21,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+# the unit arithmetic is the value object's (AgentTrustProfile applies it); it stays importable from here
+from colony.models.trust_units import apply_delta, quantize, to_units
+
 if TYPE_CHECKING:
     from colony.config import TrustPolicy
 
 __all__ = ["apply_delta", "outcome_delta", "quantize", "to_units"]
-
-
-def to_units(value: float, decimals: int) -> int:
-    """``value`` as a whole number of ``10**-decimals`` units (rounded half to even).
-
-    >>> to_units(0.1, 6), to_units(-0.13, 2)
-    (100000, -13)
-    """
-    return round(value * 10**decimals)
-
-
-def quantize(value: float, decimals: int) -> float:
-    """``value`` rounded to the policy's precision, as the float nearest that decimal.
-
-    >>> quantize(0.1 + 10 * 0.04, 6)
-    0.5
-    """
-    scale = 10**decimals
-    return round(value * scale) / scale  # to_units(value, decimals) / scale, without the call
 
 
 def outcome_delta(policy: TrustPolicy, *, tests_passed: bool, repair_needed: bool, feedback: float) -> float:
@@ -59,14 +41,3 @@ def outcome_delta(policy: TrustPolicy, *, tests_passed: bool, repair_needed: boo
     if repair_needed:
         delta += policy.repair_delta
     return quantize(delta + feedback * policy.feedback_weight, policy.decimals)
-
-
-def apply_delta(trust: float, delta: float, decimals: int) -> float:
-    """``trust + delta`` in whole units, clamped to ``[0, 1]``.
-
-    >>> apply_delta(0.98, 0.04, 6), apply_delta(0.02, -0.08, 6)
-    (1.0, 0.0)
-    """
-    unit = 10**decimals
-    units = round(trust * unit) + round(delta * unit)  # to_units of each, without the calls
-    return min(unit, max(0, units)) / unit

@@ -5,8 +5,8 @@ Records validate themselves on construction: a bad value raises
 enter the kernel. ``to_dict()`` returns JSON-shaped data (enums as their values).
 
 The package: :mod:`~colony.models.enums`, :mod:`~colony.models.values` (the value checks),
-:mod:`~colony.models.cost` (ResourceCost), :mod:`~colony.models.records` and
-:mod:`~colony.models.frozen_records` (cheap construction of frozen records).
+:mod:`~colony.models.cost` (ResourceCost), :mod:`~colony.models.trust_units` (trust in whole units),
+:mod:`~colony.models.records` and :mod:`~colony.models.frozen_records` (cheap construction of frozen records).
 
 >>> p = ActionProposal(agent_id="a", agent_type="t", action_type="patch_file",
 ...                    target="pkg.mod", rationale="r", expected_outcome="e")

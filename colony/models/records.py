@@ -17,10 +17,10 @@ from typing import Any
 
 from colony.canonical import json_text
 from colony.errors import ValidationError
-from colony.kernel.trust import apply_delta as _apply_trust_delta
 from colony.models.cost import ResourceCost
 from colony.models.enums import AgentRole, AttackVector, DecayRate, FalsificationSeverity, GateDecision, SignalSource, SignalType
 from colony.models.frozen_records import quick_init, quick_new
+from colony.models.trust_units import apply_delta as _apply_trust_delta
 from colony.models.values import Record, check_finite, check_json_value, check_text, copy_json, new_id, nonempty, to_enum
 
 __all__ = [
@@ -246,7 +246,7 @@ class AgentTrustProfile(Record):
     def apply_delta(self, delta: float, *, now: float | None = None, decimals: int | None = None) -> None:
         """Add ``delta`` to trust, clamped to [0, 1]; with ``decimals``, in whole units of 10**-decimals.
 
-        The kernel passes the policy's ``trust.decimals`` (see :mod:`colony.kernel.trust`), so that
+        The kernel passes the policy's ``trust.decimals`` (see :mod:`colony.models.trust_units`), so that
         trust arithmetic is exact; without it the sum is a plain float sum.
         """
         if not (type(delta) is float and -math.inf < delta < math.inf):

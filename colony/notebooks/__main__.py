@@ -1,11 +1,11 @@
-"""``python -m colony.notebooks run ...``: see :mod:`colony.commands.notebooks`.
+"""``python -m colony.notebooks run ...``: the same as ``colony notebooks run ...`` (:mod:`colony.commands.notebooks`).
 
-An entry script, not a module of the package: it reaches up to the command layer, where the
-arguments are parsed (the contract in pyproject.toml ignores this one import).
+An entry script, not a module of the package: it hands its process over to colony's command line
+(``python -m colony.cli notebooks ...``, same interpreter, environment and working directory), so the
+arguments are parsed in the command layer and nothing here imports it.
 """
 
+import os
 import sys
 
-from colony.commands.notebooks import main
-
-sys.exit(main())
+os.execv(sys.executable, [sys.executable, "-m", "colony.cli", "notebooks", *sys.argv[1:]])

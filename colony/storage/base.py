@@ -12,16 +12,21 @@ neither backend: they build on it.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from colony.kernel.pheromone_store import Trace
-from colony.models import DecayRate, ResourceCost, SignalSource, SignalType, json_text
+from colony.models import ResourceCost, json_text
 
-__all__ = ["URL_SCHEMES", "MetaRecords", "StateStore", "is_url", "redact_url", "trace_from_row", "trace_row"]
+__all__ = ["TRACE_COLUMNS", "URL_SCHEMES", "MetaRecords", "StateStore", "TraceRow", "is_url", "redact_url"]
 
 URL_SCHEMES = ("postgresql://", "postgres://")
+# A ``kernel_traces`` row, in the order of these columns (both backends share them). The kernel turns a trace into
+# one and back (:mod:`colony.kernel.state_sync`); a store only keeps rows.
+TRACE_COLUMNS = (
+    "location, signal_type, decay, source, base, t0, expiry, last_reinforced, evidence_json, unverified_base, unverified_t0"
+)
+TraceRow = tuple[Any, ...]
 
 
 class StateStore(Protocol):
@@ -49,8 +54,9 @@ class StateStore(Protocol):
     def get_meta(self, key: str) -> str | None: ...
     def set_meta(self, key: str, value: str) -> None: ...
     def save_tick(self, tick: int) -> None: ...
-    def save_trace(self, op: str, t: Trace) -> None: ...
-    def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]: ...
+    def save_trace(self, row: TraceRow) -> None: ...
+    def delete_trace(self, location: str, signal_type: str) -> None: ...
+    def load_traces(self) -> list[TraceRow]: ...
     def delete_expired_traces(self, tick: int) -> None: ...
     def save_budget(self, used: ResourceCost, period_start: float) -> None: ...
     def load_budget(self) -> tuple[ResourceCost, float] | None: ...
@@ -74,32 +80,6 @@ class MetaRecords:
             return None
         data: dict[str, Any] = json.loads(raw)
         return ResourceCost.from_dict(data["used"]), float(data["period_start"])
-
-
-def trace_row(t: Trace) -> tuple[Any, ...]:
-    """A trace as its ``kernel_traces`` row (both backends share the columns)."""
-    return (
-        t.location,
-        t.signal_type.value,
-        t.decay.value,
-        t.source.value,
-        t.base,
-        t.t0,
-        t.expiry,
-        t.last_reinforced,
-        json_text(t.evidence) if t.evidence else None,
-        *(t.unverified or (None, None)),
-    )
-
-
-def trace_from_row(row: Sequence[Any], eps: dict[DecayRate, float]) -> Trace:
-    """The trace a ``kernel_traces`` row holds (``eps``: the per-tick decay of each class)."""
-    loc, st, decay, source, base, t0, expiry, last, ev, u_base, u_t0 = row
-    t = Trace(loc, SignalType(st), DecayRate(decay), eps[DecayRate(decay)], SignalSource(source))
-    t.base, t.t0, t.expiry, t.last_reinforced = base, t0, expiry, last
-    t.evidence = json.loads(ev) if ev else None
-    t.unverified = (float(u_base), int(u_t0)) if u_base is not None else None
-    return t
 
 
 def is_url(spec: object) -> bool:

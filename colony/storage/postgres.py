@@ -39,9 +39,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from colony.errors import StoreUnavailableError, ValidationError
-from colony.kernel.pheromone_store import Trace
-from colony.models import DecayRate
-from colony.storage.base import MetaRecords, redact_url, trace_from_row, trace_row
+from colony.storage.base import TRACE_COLUMNS, MetaRecords, TraceRow, redact_url
 from colony.storage.pg_connection import CONNECT_TIMEOUT, PgConnection, Result, integrity_error, psycopg_modules
 from colony.storage.pg_migrate import migrate
 from colony.storage.schema import POSTGRES_VERSION
@@ -51,11 +49,8 @@ __all__ = ["RETRIES", "PgStateDB", "migrate"]
 RETRIES = 3
 _COLONY_KEY = int.from_bytes(hashlib.sha256(b"colony:kernel").digest()[:8], "big", signed=True)
 _WRITES = ("INSERT", "UPDATE", "DELETE")
-_TRACE_COLUMNS = (
-    "location, signal_type, decay, source, base, t0, expiry, last_reinforced, evidence_json, unverified_base, unverified_t0"
-)
 _TRACE_UPSERT = (
-    f"INSERT INTO kernel_traces ({_TRACE_COLUMNS}, seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    f"INSERT INTO kernel_traces ({TRACE_COLUMNS}, seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
     "ON CONFLICT (location, signal_type) DO UPDATE SET "
     "decay = excluded.decay, source = excluded.source, base = excluded.base, t0 = excluded.t0, expiry = excluded.expiry, "
     "last_reinforced = excluded.last_reinforced, evidence_json = excluded.evidence_json, "
@@ -367,25 +362,25 @@ class PgStateDB(MetaRecords):
             self.set_meta("tick", "0")  # calm_down resets it
 
     # ------------------------------------------------------------------ traces
-    def save_trace(self, op: str, t: Trace) -> None:
-        """Journal callback: upsert a trace row stamped with this transaction's version, or delete one (a new epoch)."""
-        if op == "delete":
-            self._q("DELETE FROM kernel_traces WHERE location = %s AND signal_type = %s", (t.location, t.signal_type.value))
-            self._deleted = True
-        else:
-            self._q(_TRACE_UPSERT, (*trace_row(t), self._next))
+    def save_trace(self, row: TraceRow) -> None:
+        """Upsert one ``kernel_traces`` row, stamped with this transaction's version."""
+        self._q(_TRACE_UPSERT, (*row, self._next))
 
-    def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
-        rows = self._q(f"SELECT {_TRACE_COLUMNS} FROM kernel_traces ORDER BY last_reinforced, location, signal_type")
-        return [trace_from_row(row, eps) for row in rows]
+    def delete_trace(self, location: str, signal_type: str) -> None:
+        """Delete one trace row (a new epoch: other processes reload everything)."""
+        self._q("DELETE FROM kernel_traces WHERE location = %s AND signal_type = %s", (location, signal_type))
+        self._deleted = True
 
-    def changed_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
+    def load_traces(self) -> list[TraceRow]:
+        """Every ``kernel_traces`` row, oldest stamp first."""
+        return self._q(f"SELECT {TRACE_COLUMNS} FROM kernel_traces ORDER BY last_reinforced, location, signal_type").fetchall()
+
+    def changed_traces(self) -> list[TraceRow]:
         """The trace rows other processes wrote since this one last looked (inside a sync), oldest stamp first."""
-        rows = self._run_sql(
-            f"SELECT {_TRACE_COLUMNS} FROM kernel_traces WHERE seq > %s ORDER BY last_reinforced, location, signal_type",
+        return self._run_sql(
+            f"SELECT {TRACE_COLUMNS} FROM kernel_traces WHERE seq > %s ORDER BY last_reinforced, location, signal_type",
             (int(self._seen or 0),),
-        )
-        return [trace_from_row(row, eps) for row in rows]
+        ).fetchall()
 
     def new_agent_ids(self) -> list[str]:
         """The agents other processes added since this one last looked (inside a sync)."""

@@ -30,9 +30,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from colony.errors import StateLockedError, ValidationError
-from colony.kernel.pheromone_store import Trace
-from colony.models import DecayRate
-from colony.storage.base import MetaRecords, trace_from_row, trace_row
+from colony.storage.base import MetaRecords, TraceRow
 from colony.storage.lock import StateFileLock
 from colony.storage.schema import KERNEL, SQLITE_VERSION
 from colony.storage.sqlite_connection import connect
@@ -209,18 +207,16 @@ class StateDB(MetaRecords):
         self.conn.execute("INSERT OR REPLACE INTO kernel_meta (key, value) VALUES (?, ?)", (key, value))
 
     # ------------------------------------------------------------------ traces
-    def save_trace(self, op: str, t: Trace) -> None:
-        """Journal callback for :class:`PheromoneStore`: upsert or delete one trace row."""
-        if op == "delete":
-            self.conn.execute(
-                "DELETE FROM kernel_traces WHERE location = ? AND signal_type = ?", (t.location, t.signal_type.value)
-            )
-            return
-        self.conn.execute("INSERT OR REPLACE INTO kernel_traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", trace_row(t))
+    def save_trace(self, row: TraceRow) -> None:
+        """Upsert one ``kernel_traces`` row (the kernel's journal of its field, :mod:`colony.kernel.state_sync`)."""
+        self.conn.execute("INSERT OR REPLACE INTO kernel_traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
-    def load_traces(self, eps: dict[DecayRate, float]) -> list[Trace]:
-        rows = self.conn.execute("SELECT * FROM kernel_traces ORDER BY last_reinforced, location, signal_type")
-        return [trace_from_row(row, eps) for row in rows]
+    def delete_trace(self, location: str, signal_type: str) -> None:
+        self.conn.execute("DELETE FROM kernel_traces WHERE location = ? AND signal_type = ?", (location, signal_type))
+
+    def load_traces(self) -> list[TraceRow]:
+        """Every ``kernel_traces`` row, oldest stamp first."""
+        return self.conn.execute("SELECT * FROM kernel_traces ORDER BY last_reinforced, location, signal_type").fetchall()
 
     def delete_expired_traces(self, tick: int) -> None:
         self.conn.execute("DELETE FROM kernel_traces WHERE expiry <= ?", (tick,))

@@ -22,9 +22,9 @@ import pytest
 
 from colony.errors import StateLockedError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
+from colony.kernel.state_summary import summary
 from colony.models import ActionProposal
 from colony.storage import StateDB
-from colony.storage.summary import summary
 from tests.conftest import make_proposal
 
 ROOT = Path(__file__).resolve().parents[2]
