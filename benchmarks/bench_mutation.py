@@ -92,8 +92,8 @@ def mutate(text: str, name: str) -> str:
 
 
 def _scratch(dest: Path, mutant: str | None = None) -> Path:
-    """A copy of the package, tests and benchmarks under ``dest`` (with ``mutant`` applied); returns ``dest``."""
-    for part in ("colony", "tests", "benchmarks"):
+    """A copy of the package, tests, benchmarks and testkit under ``dest`` (with ``mutant`` applied); returns ``dest``."""
+    for part in ("colony", "tests", "benchmarks", "testkit"):
         shutil.copytree(ROOT / part, dest / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copy2(ROOT / "pyproject.toml", dest / "pyproject.toml")
     if mutant is not None:
