@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from hashlib import blake2b
-from typing import Any
+from typing import Any, NamedTuple
 
 from colony.canonical import canonical_bytes, sha256_hex, sha256_json
 from colony.config import ChangePolicy, default_policy
@@ -86,9 +86,11 @@ class FileChange:
     binary: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ChangedLine:
-    """An added line (numbered in the new file) or a deleted one (in the old file), as distinct token buckets."""
+class ChangedLine(NamedTuple):
+    """An added line (numbered in the new file) or a deleted one (in the old file), as distinct token buckets.
+
+    A named tuple, not a frozen dataclass: a change has hundreds of lines, and a tuple is made four times faster.
+    """
 
     path: str
     line: int
@@ -204,11 +206,32 @@ def _token_pairs(value: Any, cfg: ChangePolicy) -> tuple[tuple[int, int], ...]:
     return tuple(pairs)
 
 
-def _line_tokens(text: str, side: str, cfg: ChangePolicy, bag: Counter[int]) -> tuple[int, ...]:
-    """The line's first ``line_tokens`` tokens as distinct buckets (counted into ``bag`` with repeats)."""
-    buckets = [token_bucket(side + token, cfg.buckets) for token in _TOKEN.findall(text.lower())[: cfg.line_tokens]]
-    bag.update(buckets)
-    return tuple(dict.fromkeys(buckets))
+_CACHE_SIZE = 1 << 16
+_BUCKET_CACHES: dict[tuple[str, int], dict[str, int]] = {}  # (side, buckets) -> token -> bucket
+
+
+def _tokens_of(lines: list[tuple[int, str]], side: str, cfg: ChangePolicy, bag: list[int]) -> list[tuple[int, tuple[int, ...]]]:
+    """Each line's first ``line_tokens`` tokens as distinct buckets; every kept occurrence goes to ``bag``.
+
+    A token's bucket is cached per side (a change repeats its identifiers); the cache is dropped when full.
+    """
+    cache = _BUCKET_CACHES.setdefault((side, cfg.buckets), {})
+    if len(cache) > _CACHE_SIZE:
+        cache.clear()
+    lookup, findall, cap = cache.__getitem__, _TOKEN.findall, cfg.line_tokens
+    out = []
+    for no, text in lines:
+        tokens = findall(text.lower())[:cap]
+        try:
+            ids = list(map(lookup, tokens))  # the common case, in C: every token seen before
+        except KeyError:
+            for token in tokens:
+                if token not in cache:
+                    cache[token] = token_bucket(side + token, cfg.buckets)
+            ids = list(map(lookup, tokens))
+        bag += ids
+        out.append((no, tuple(dict.fromkeys(ids))))
+    return out
 
 
 def _entropy(modified: list[int]) -> float:
@@ -234,15 +257,15 @@ def _measure(parsed: list[ParsedFile], digest: str, cfg: ChangePolicy, field_nam
             merged[path] = file
     if len(merged) > cfg.max_files:
         raise ValidationError(field_name, f"touches {len(merged)} files, over change.max_files = {cfg.max_files}")
-    bag: Counter[int] = Counter()
+    bag: list[int] = []
     lines: list[ChangedLine] = []
     files: list[FileChange] = []
     for path, file in merged.items():
         status: Status = "renamed" if file.status == "modified" and file.old_path not in (None, path) else file.status
         files.append(FileChange(path, file.old_path, status, len(file.added), len(file.deleted), file.binary))
-        lines += [ChangedLine(path, no, False, _line_tokens(text, "-", cfg, bag)) for no, text in file.deleted]
-        lines += [ChangedLine(path, no, True, _line_tokens(text, "+", cfg, bag)) for no, text in file.added]
-    kept = sorted(bag.items(), key=lambda kv: (-kv[1], kv[0]))[: cfg.remembered_tokens]
+        lines += [ChangedLine(path, no, False, ids) for no, ids in _tokens_of(file.deleted, "-", cfg, bag)]
+        lines += [ChangedLine(path, no, True, ids) for no, ids in _tokens_of(file.added, "+", cfg, bag)]
+    kept = sorted(Counter(bag).items(), key=lambda kv: (-kv[1], kv[0]))[: cfg.remembered_tokens]
     record = ChangeRecord(
         la=sum(f.added for f in files),
         ld=sum(f.deleted for f in files),
