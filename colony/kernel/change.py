@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from hashlib import blake2b
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from colony.canonical import canonical_bytes, sha256_hex, sha256_json
@@ -210,18 +211,22 @@ _CACHE_SIZE = 1 << 16
 _BUCKET_CACHES: dict[tuple[str, int], dict[str, int]] = {}  # (side, buckets) -> token -> bucket
 
 
-def _tokens_of(lines: list[tuple[int, str]], side: str, cfg: ChangePolicy, bag: list[int]) -> list[tuple[int, tuple[int, ...]]]:
+def _lines_of(path: str, lines: list[tuple[int, str]], added: bool, cfg: ChangePolicy, bag: list[int]) -> list[ChangedLine]:
     """Each line's first ``line_tokens`` tokens as distinct buckets; every kept occurrence goes to ``bag``.
 
     A token's bucket is cached per side (a change repeats its identifiers); the cache is dropped when full.
     """
+    if not lines:
+        return []
+    side = "+" if added else "-"
     cache = _BUCKET_CACHES.setdefault((side, cfg.buckets), {})
     if len(cache) > _CACHE_SIZE:
         cache.clear()
     lookup, findall, cap = cache.__getitem__, _TOKEN.findall, cfg.line_tokens
+    texts = "\n".join([text for _, text in lines]).lower().split("\n")  # one lower() per side, not per line
     out = []
-    for no, text in lines:
-        tokens = findall(text.lower())[:cap]
+    for (no, _), text in zip(lines, texts, strict=True):
+        tokens = findall(text)[:cap]
         try:
             ids = list(map(lookup, tokens))  # the common case, in C: every token seen before
         except KeyError:
@@ -230,7 +235,7 @@ def _tokens_of(lines: list[tuple[int, str]], side: str, cfg: ChangePolicy, bag: 
                     cache[token] = token_bucket(side + token, cfg.buckets)
             ids = list(map(lookup, tokens))
         bag += ids
-        out.append((no, tuple(dict.fromkeys(ids))))
+        out.append(ChangedLine(path, no, added, tuple(dict.fromkeys(ids))))
     return out
 
 
@@ -263,9 +268,10 @@ def _measure(parsed: list[ParsedFile], digest: str, cfg: ChangePolicy, field_nam
     for path, file in merged.items():
         status: Status = "renamed" if file.status == "modified" and file.old_path not in (None, path) else file.status
         files.append(FileChange(path, file.old_path, status, len(file.added), len(file.deleted), file.binary))
-        lines += [ChangedLine(path, no, False, ids) for no, ids in _tokens_of(file.deleted, "-", cfg, bag)]
-        lines += [ChangedLine(path, no, True, ids) for no, ids in _tokens_of(file.added, "+", cfg, bag)]
-    kept = sorted(Counter(bag).items(), key=lambda kv: (-kv[1], kv[0]))[: cfg.remembered_tokens]
+        lines += _lines_of(path, file.deleted, False, cfg, bag)
+        lines += _lines_of(path, file.added, True, cfg, bag)
+    # the most frequent buckets, ties to the lower one: sort by bucket, then (stably) by count, both in C
+    kept = sorted(sorted(Counter(bag).items()), key=itemgetter(1), reverse=True)[: cfg.remembered_tokens]
     record = ChangeRecord(
         la=sum(f.added for f in files),
         ld=sum(f.deleted for f in files),

@@ -44,7 +44,7 @@ class ParsedFile:
 
 def safe_path(path: str, name: str) -> str:
     """``path`` if it stays inside the repository: relative, no ``..`` part, no NUL; else a ValidationError."""
-    parts = path.split("/")
+    parts = re.split(r"[/\\]", path)  # a Windows separator counts: `..\\x` escapes on the agent's machine
     if not path or "\x00" in path or path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", path) or ".." in parts:
         raise ValidationError(name, f"path {path!r} escapes the repository (absolute, empty or with '..')", value=path)
     return path

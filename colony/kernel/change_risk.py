@@ -32,6 +32,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import repeat
 from typing import Any
 
 from colony.canonical import sha256_json
@@ -68,6 +70,12 @@ def features(change: ChangeRecord | MeasuredChange) -> dict[int | str, float]:
     for bucket, count in r.tokens:
         x[bucket] = math.log1p(count)
     return x
+
+
+@lru_cache(maxsize=4)
+def _log1p_table(count_cap: int) -> tuple[float, ...]:
+    """``log1p(count)`` for every count a token bag may hold (0 .. ``count_cap``)."""
+    return tuple(math.log1p(c) for c in range(count_cap + 1))
 
 
 def _log_gradient(failed: bool, z: float) -> float:
@@ -133,7 +141,23 @@ class ChangeRisk:
 
     def risk(self, change: ChangeRecord | MeasuredChange) -> float:
         """The probability, strictly inside (0, 1), that ``change`` leads to a failure."""
-        z = self._logit(features(_record(change)))
+        r = _record(change)
+        m = self.metrics.get
+        z = (
+            m("la", 0.0) * math.log1p(r.la)
+            + m("ld", 0.0) * math.log1p(r.ld)
+            + m("nf", 0.0) * math.log1p(r.nf)
+            + m("nd", 0.0) * math.log1p(r.nd)
+            + m("ns", 0.0) * math.log1p(r.ns)
+            + m("entropy", 0.0) * r.entropy
+            + self.intercept
+        )
+        get, log1p = self._tokens.get, _log1p_table(self._cfg.count_cap)
+        top = len(log1p)
+        for bucket, count in r.tokens:
+            weight = get(bucket)
+            if weight is not None:
+                z += weight * (log1p[count] if count < top else math.log1p(count))
         return 1.0 / (1.0 + math.exp(-max(-_Z_LIMIT, min(_Z_LIMIT, z))))
 
     def learn(self, change: ChangeRecord | MeasuredChange, *, failed: bool) -> None:
@@ -165,10 +189,10 @@ class ChangeRisk:
             raise ValidationError("change", "line-level risk needs a measured change (with its lines)")
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise ValidationError("k", f"must be an integer >= 0, got {k!r}", value=k)
-        tokens = self._tokens
+        get, zeros = self._tokens.get, repeat(0.0)
         scored = []
         for line in change.lines:
-            score = sum(tokens.get(t, 0.0) for t in line.tokens)
+            score = sum(map(get, line.tokens, zeros))
             if score > 0.0:
                 scored.append((-score, line.path, line.added, line.line))
         scored.sort()

@@ -168,6 +168,8 @@ def test_bad_diffs_are_refused_naming_the_field(diff: object, field: str, messag
         ([{"path": "a.py", "old_string": "a", "new_string": float("nan")}], "edits[0].new_string", "expected a string"),
         ([{"path": "../a.py", "old_string": "a", "new_string": "b"}], "edits[0].path", "escapes"),
         ([{"path": "/abs.py", "content": "b"}], "edits[0].path", "escapes"),
+        ([{"path": "pkg\\..\\..\\x.py", "content": "b"}], "edits[0].path", "escapes"),
+        ([{"path": "C:/x.py", "content": "b"}], "edits[0].path", "escapes"),
         ([{"path": "a.py", "content": "b", "old_string": "a"}], "edits[0]", "keys among"),
         ([{"path": "a.py", "old_string": "a", "new_string": "b", "line": 0}], "edits[0].line", ">= 1"),
         ([{"path": "a.py", "content": "x" * 600_000}], "edits", "over change.max_bytes"),
@@ -204,6 +206,12 @@ def test_a_remembered_change_fits_2_kb_even_at_its_worst() -> None:
     )
     assert widest.size_bytes() <= REMEMBERED_BYTES
     assert ChangeRecord.from_dict(widest.to_dict()) == widest
+
+
+def test_a_tie_in_the_bag_goes_to_the_lower_bucket() -> None:
+    cfg = dataclasses.replace(default_policy().change, remembered_tokens=1)
+    change = measure_edits([{"path": "a.py", "content": "alpha beta\n"}], policy=cfg)
+    assert change.record.tokens == ((min(token_bucket("+alpha", cfg.buckets), token_bucket("+beta", cfg.buckets)), 1),)
 
 
 def test_the_bag_keeps_the_most_frequent_tokens() -> None:
