@@ -240,3 +240,28 @@ def test_a_stored_record_is_validated(key: str, value: object, field: str) -> No
     with pytest.raises(ValidationError) as info:
         ChangeRecord.from_dict(data)
     assert info.value.field == field
+
+
+def test_quoted_paths_mode_changes_and_crlf_lines(repo: Path) -> None:
+    (repo / "docs" / "té st.md").write_text("un\r\ndeux\r\n")  # git quotes a non-ASCII path: "docs/t\303\251 st.md"
+    (repo / "src" / "pkg" / "m.py").chmod(0o755)  # a mode change alone: no hunk
+    (repo / "new.bin").write_bytes(bytes(range(256)))
+    diff = _staged(repo)
+    assert '"b/docs/t\\303\\251 st.md"' in diff and "new mode 100755" in diff
+    files = {f.path: f for f in measure_diff(diff).files}
+    assert set(files) == {"docs/té st.md", "src/pkg/m.py", "new.bin"}
+    assert (files["docs/té st.md"].status, files["docs/té st.md"].added) == ("added", 2)
+    assert (files["src/pkg/m.py"].added, files["src/pkg/m.py"].deleted, files["src/pkg/m.py"].status) == (0, 0, "modified")
+    assert (files["new.bin"].binary, files["new.bin"].status) == (True, "added")
+
+
+def test_a_format_patch_mail_is_read_past_its_message_and_diffstat(repo: Path) -> None:
+    (repo / "src" / "pkg" / "m.py").write_text("import os\n\n\ndef f(x):\n    return x - 1\n")
+    _git(repo, "commit", "-qam", "subject\n\nbody line\n- a bullet that is not a deletion")
+    mail = _git(repo, "format-patch", "-1", "--stdout")
+    assert "\n---\n" in mail and " 1 file changed" in mail
+    change = measure_diff(mail)
+    assert (change.la, change.ld, change.nf) == (1, 1, 1)
+    assert measure_diff(_git(repo, "show", "HEAD")).record == dataclasses.replace(
+        change.record, digest=measure_diff(_git(repo, "show", "HEAD")).record.digest
+    )
