@@ -208,6 +208,18 @@ def _token_pairs(value: Any, cfg: ChangePolicy) -> tuple[tuple[int, int], ...]:
 
 
 _CACHE_SIZE = 1 << 16
+# every ASCII character but the identifier ones and the newline, to a space: ASCII text is split in C
+_NON_WORD = str.maketrans({c: " " for c in map(chr, range(128)) if not (c.isalnum() or c in "_\n")})
+
+
+def _words(lines: list[tuple[int, str]]) -> list[list[str]]:
+    """Each line's tokens (:func:`tokenize`), lower-cased and split for all lines at once when they are ASCII."""
+    text = "\n".join([line for _, line in lines]).lower()
+    if text.isascii():  # the same tokens as the regular expression, twice as fast
+        return [words.split() for words in text.translate(_NON_WORD).split("\n")]
+    return [_TOKEN.findall(line) for line in text.split("\n")]
+
+
 _BUCKET_CACHES: dict[tuple[str, int], dict[str, int]] = {}  # (side, buckets) -> token -> bucket
 
 
@@ -222,11 +234,10 @@ def _lines_of(path: str, lines: list[tuple[int, str]], added: bool, cfg: ChangeP
     cache = _BUCKET_CACHES.setdefault((side, cfg.buckets), {})
     if len(cache) > _CACHE_SIZE:
         cache.clear()
-    lookup, findall, cap = cache.__getitem__, _TOKEN.findall, cfg.line_tokens
-    texts = "\n".join([text for _, text in lines]).lower().split("\n")  # one lower() per side, not per line
+    lookup, cap = cache.__getitem__, cfg.line_tokens
     out = []
-    for (no, _), text in zip(lines, texts, strict=True):
-        tokens = findall(text)[:cap]
+    for (no, _), words in zip(lines, _words(lines), strict=True):
+        tokens = words[:cap]
         try:
             ids = list(map(lookup, tokens))  # the common case, in C: every token seen before
         except KeyError:

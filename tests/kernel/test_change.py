@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from colony.config import default_policy
 from colony.config.change import REMEMBERED_BYTES
 from colony.errors import ValidationError
-from colony.kernel.change import ChangeRecord, measure_diff, measure_edits, token_bucket, tokenize
+from colony.kernel.change import ChangeRecord, _words, measure_diff, measure_edits, token_bucket, tokenize
+from tests.examples import examples
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -265,3 +268,13 @@ def test_a_format_patch_mail_is_read_past_its_message_and_diffstat(repo: Path) -
     assert measure_diff(_git(repo, "show", "HEAD")).record == dataclasses.replace(
         change.record, digest=measure_diff(_git(repo, "show", "HEAD")).record.digest
     )
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(max_codepoint=0x17F, exclude_characters="\n")), min_size=1, max_size=8))
+def test_lines_are_split_into_the_tokens_of_tokenize(lines: list[str]) -> None:
+    """ASCII lines take a faster path (translate and split) than tokenize's regular expression: same tokens."""
+    numbered = list(enumerate(lines, 1))
+    assert _words(numbered) == [tokenize(line) for line in lines]
+    ascii_only = [(n, line.encode("ascii", "ignore").decode()) for n, line in numbered]
+    assert _words(ascii_only) == [tokenize(line) for _, line in ascii_only]
