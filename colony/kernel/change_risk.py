@@ -192,7 +192,7 @@ class ChangeRisk:
         get, zeros = self._tokens.get, repeat(0.0)
         scored = []
         for line in change.lines:
-            score = sum(map(get, line.tokens, zeros))
+            score = sum(map(get, dict.fromkeys(line.tokens), zeros))
             if score > 0.0:
                 scored.append((-score, line.path, line.added, line.line))
         scored.sort()
