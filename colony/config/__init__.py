@@ -13,6 +13,7 @@ shares (policy, research, sweep, history, gateway), with errors that name the do
 
 from __future__ import annotations
 
+from colony.config.change import ChangePolicy
 from colony.config.loading import (
     ENV_VAR,
     POLICY_FILE,
@@ -54,6 +55,7 @@ __all__ = [
     "replace_dotted",
     "require_keys",
     "BudgetPolicy",
+    "ChangePolicy",
     "FalsificationPolicy",
     "GatePolicy",
     "LimitsPolicy",

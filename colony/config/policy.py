@@ -9,7 +9,7 @@ copy of a constant in code.
 >>> parse_policy({"schema_version": 1})
 Traceback (most recent call last):
 ...
-colony.errors.ConfigError: config  (<data>): missing keys ['gate', 'trust', 'roles', 'pheromone', 'outcome', 'proposal', 'falsification', 'budget', 'limits', 'retention', 'pruning']
+colony.errors.ConfigError: config  (<data>): missing keys ['gate', 'trust', 'roles', 'pheromone', 'outcome', 'proposal', 'falsification', 'budget', 'limits', 'retention', 'pruning', 'change']
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Annotated, Any, Self
 
 from pydantic import TypeAdapter, ValidationError, model_validator
 
+from colony.config.change import ChangePolicy
 from colony.config.validation import (
     Count,
     Exact,
@@ -362,6 +363,7 @@ class Policy(Exact):
     limits: LimitsPolicy
     retention: RetentionPolicy
     pruning: PruningPolicy
+    change: ChangePolicy
 
     @model_validator(mode="after")
     def _rules(self) -> Self:

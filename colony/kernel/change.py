@@ -1,0 +1,322 @@
+"""The change as evidence: colony measures a diff or a list of edits itself (DESIGN §7, issue #25).
+
+:func:`measure_diff` reads a unified diff as git writes it (several files, new, deleted, renamed and
+binary files, ``\\ No newline at end of file``); :func:`measure_edits` reads the edits a coding agent
+sends (Edit, MultiEdit, Write). Both give a frozen :class:`MeasuredChange`: Kamei et al.'s (2013)
+diffusion and size metrics (LA, LD, NF, ND, NS, entropy), per-file counts, and every changed line as
+hashed tokens. No source text is kept: a line is split into code tokens the way JITLine does (runs of
+identifier characters, lower-cased), and each token, prefixed by its side (``+`` added, ``-``
+deleted), becomes a bucket id: the first 8 bytes of its BLAKE2b digest, masked to ``change.buckets``.
+
+What consequence memory keeps of a change is its :class:`ChangeRecord`: the metrics and a bag of at
+most ``change.remembered_tokens`` (bucket, count) pairs, the most frequent first, ties to the lower
+bucket; counts are capped at ``change.count_cap``. ``colony.config.change`` proves that this bounds a
+record's compact JSON to 2 KB.
+
+>>> diff = "--- a/pkg/m.py\\n+++ b/pkg/m.py\\n@@ -1 +1,2 @@\\n-x = 1\\n+x = 2\\n+y = x\\n"
+>>> change = measure_diff(diff)
+>>> (change.la, change.ld, change.nf, change.nd, change.ns)
+(2, 1, 1, 1, 1)
+>>> [(line.path, line.line, line.added, len(line.tokens)) for line in change.lines]
+[('pkg/m.py', 1, False, 2), ('pkg/m.py', 1, True, 2), ('pkg/m.py', 2, True, 2)]
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache, partial
+from hashlib import blake2b
+from operator import itemgetter
+from typing import Any, NamedTuple
+
+from colony.canonical import canonical_bytes, sha256_hex, sha256_json
+from colony.config import ChangePolicy, default_policy
+from colony.errors import ValidationError
+from colony.kernel.change_parse import ParsedFile, Status, parse_diff, read_edits, safe_path, text_value
+
+__all__ = [
+    "ChangeRecord",
+    "ChangedLine",
+    "FileChange",
+    "MeasuredChange",
+    "measure_diff",
+    "measure_edits",
+    "token_bucket",
+    "tokenize",
+]
+
+RECORD_VERSION = 1
+_TOKEN = re.compile(r"\w+")
+_DIGEST = re.compile(r"[0-9a-f]{32}")
+_RECORD_KEYS = ("v", "la", "ld", "nf", "nd", "ns", "entropy", "tokens", "digest")
+
+
+def tokenize(text: str) -> list[str]:
+    """The code tokens of a line: runs of identifier characters, lower-cased (JITLine's bag of tokens).
+
+    >>> tokenize("    self.count += len(Items[0])  # TODO")
+    ['self', 'count', 'len', 'items', '0', 'todo']
+    """
+    return _TOKEN.findall(text.lower())
+
+
+@lru_cache(maxsize=1 << 16)
+def token_bucket(token: str, buckets: int) -> int:
+    """A side-prefixed token's bucket: its BLAKE2b digest's first 8 bytes (little-endian) mod ``buckets``.
+
+    >>> token_bucket("+self", 262144) == token_bucket("+self", 262144) != token_bucket("-self", 262144)
+    True
+    """
+    return int.from_bytes(blake2b(token.encode("utf-8"), digest_size=8).digest(), "little") % buckets
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file's part of a change: its path (the new one; the old one for a deletion) and line counts."""
+
+    path: str
+    old_path: str | None
+    status: Status
+    added: int
+    deleted: int
+    binary: bool
+
+
+class ChangedLine(NamedTuple):
+    """An added line (numbered in the new file) or a deleted one (in the old file): its first tokens' buckets, in order.
+
+    A named tuple, not a frozen dataclass: a change has hundreds of lines, and a tuple is made several times faster.
+    """
+
+    path: str
+    line: int
+    added: bool
+    tokens: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeRecord:
+    """What consequence memory remembers of a change: its metrics and its capped token bag, no text.
+
+    ``tokens`` holds (bucket, count) pairs sorted by bucket; ``digest`` is the first 32 hex digits of
+    the SHA-256 of the measured input, so one change is recognised again.
+    """
+
+    la: int
+    ld: int
+    nf: int
+    nd: int
+    ns: int
+    entropy: float
+    tokens: tuple[tuple[int, int], ...]
+    digest: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as compact JSON-shaped data (its canonical bytes are its stored size)."""
+        return {
+            "v": RECORD_VERSION,
+            **{k: getattr(self, k) for k in ("la", "ld", "nf", "nd", "ns", "entropy", "digest")},
+            "tokens": [list(pair) for pair in self.tokens],
+        }
+
+    def size_bytes(self) -> int:
+        """The size of the record's canonical JSON, in bytes."""
+        return len(canonical_bytes(self.to_dict()))
+
+    @classmethod
+    def from_dict(cls, data: Any, *, policy: ChangePolicy | None = None) -> ChangeRecord:
+        """Validate a stored record; a bad value is a ValidationError naming ``change.<key>``."""
+        cfg = policy or default_policy().change
+        if not isinstance(data, Mapping) or set(data) != set(_RECORD_KEYS):
+            raise ValidationError("change", f"expected a mapping with keys {list(_RECORD_KEYS)}", value=data)
+        if data["v"] != RECORD_VERSION:
+            raise ValidationError("change.v", f"unknown record version {data['v']!r}", value=data["v"])
+        la, ld, nf, nd, ns = (_count(data[k], f"change.{k}") for k in ("la", "ld", "nf", "nd", "ns"))
+        entropy = data["entropy"]
+        if isinstance(entropy, bool) or not isinstance(entropy, int | float) or not 0.0 <= entropy <= 1.0:
+            raise ValidationError("change.entropy", "must be a number in [0, 1]", value=entropy)
+        digest = data["digest"]
+        if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
+            raise ValidationError("change.digest", "must be 32 lower-case hex digits", value=digest)
+        return cls(la, ld, nf, nd, ns, entropy=float(entropy), tokens=_token_pairs(data["tokens"], cfg), digest=digest)
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuredChange:
+    """A change as colony measured it: the record memory keeps, the files, and each changed line's tokens."""
+
+    record: ChangeRecord
+    files: tuple[FileChange, ...]
+    lines: tuple[ChangedLine, ...] = field(repr=False)
+
+    @property
+    def la(self) -> int:
+        """Lines added."""
+        return self.record.la
+
+    @property
+    def ld(self) -> int:
+        """Lines deleted."""
+        return self.record.ld
+
+    @property
+    def nf(self) -> int:
+        """Files touched."""
+        return self.record.nf
+
+    @property
+    def nd(self) -> int:
+        """Directories touched (a file's parent directory; the root is one)."""
+        return self.record.nd
+
+    @property
+    def ns(self) -> int:
+        """Subsystems touched: top-level directories (files at the root are one subsystem)."""
+        return self.record.ns
+
+    @property
+    def entropy(self) -> float:
+        """Kamei's entropy of the changed lines over files, normalised to [0, 1]."""
+        return self.record.entropy
+
+
+def _count(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValidationError(name, "must be an integer >= 0", value=value)
+    return value
+
+
+def _token_pairs(value: Any, cfg: ChangePolicy) -> tuple[tuple[int, int], ...]:
+    if not isinstance(value, list) or len(value) > cfg.remembered_tokens:
+        raise ValidationError("change.tokens", f"must be a list of at most {cfg.remembered_tokens} pairs", value=value)
+    pairs: list[tuple[int, int]] = []
+    for i, pair in enumerate(value):
+        ok = isinstance(pair, list) and len(pair) == 2 and all(type(v) is int for v in pair)
+        if not ok or not 0 <= pair[0] < cfg.buckets or not 1 <= pair[1] <= cfg.count_cap:
+            raise ValidationError(
+                f"change.tokens[{i}]", "must be [bucket, count] within change.buckets and count_cap", value=pair
+            )
+        if pairs and pair[0] <= pairs[-1][0]:
+            raise ValidationError(f"change.tokens[{i}]", "buckets must be strictly increasing", value=pair)
+        pairs.append((pair[0], pair[1]))
+    return tuple(pairs)
+
+
+_CACHE_SIZE = 1 << 16
+_new_line = partial(tuple.__new__, ChangedLine)  # ChangedLine(...) without its Python-level __new__
+# every ASCII character but the identifier ones and the newline, to a space: ASCII text is split in C
+_NON_WORD = str.maketrans({c: " " for c in map(chr, range(128)) if not (c.isalnum() or c in "_\n")})
+
+
+def _words(lines: list[tuple[int, str]]) -> list[list[str]]:
+    """Each line's tokens (:func:`tokenize`), lower-cased and split for all lines at once when they are ASCII."""
+    text = "\n".join([line for _, line in lines]).lower()
+    if text.isascii():  # the same tokens as the regular expression, twice as fast
+        return [words.split() for words in text.translate(_NON_WORD).split("\n")]
+    return [_TOKEN.findall(line) for line in text.split("\n")]
+
+
+_BUCKET_CACHES: dict[tuple[str, int], dict[str, int]] = {}  # (side, buckets) -> token -> bucket
+
+
+def _lines_of(path: str, lines: list[tuple[int, str]], added: bool, cfg: ChangePolicy, bag: list[int]) -> list[ChangedLine]:
+    """Each line's first ``line_tokens`` tokens as buckets (repeats kept, as in ``bag``, which gets them all).
+
+    A token's bucket is cached per side (a change repeats its identifiers); the cache is dropped when full.
+    """
+    if not lines:
+        return []
+    side = "+" if added else "-"
+    cache = _BUCKET_CACHES.setdefault((side, cfg.buckets), {})
+    if len(cache) > _CACHE_SIZE:
+        cache.clear()
+    lookup, cap, new = cache.__getitem__, cfg.line_tokens, _new_line
+    out = []
+    for (no, _), words in zip(lines, _words(lines), strict=True):
+        tokens = words[:cap]
+        try:
+            ids = tuple(map(lookup, tokens))  # the common case, in C: every token seen before
+        except KeyError:
+            for token in tokens:
+                if token not in cache:
+                    cache[token] = token_bucket(side + token, cfg.buckets)
+            ids = tuple(map(lookup, tokens))
+        bag += ids
+        out.append(new((path, no, added, ids)))
+    return out
+
+
+def _entropy(modified: list[int]) -> float:
+    """Kamei et al.'s entropy of the changed lines over files, normalised by log2 of the files changed."""
+    counts = [m for m in modified if m > 0]
+    total = sum(counts)
+    if len(counts) < 2:
+        return 0.0
+    h = -sum(m / total * math.log2(m / total) for m in counts)
+    return min(1.0, h / math.log2(len(counts)))
+
+
+def _measure(parsed: list[ParsedFile], digest: str, cfg: ChangePolicy, field_name: str) -> MeasuredChange:
+    merged: dict[str, ParsedFile] = {}
+    for file in parsed:
+        path = safe_path(file.path, f"{field_name}.path")
+        if file.old_path is not None:
+            safe_path(file.old_path, f"{field_name}.path")
+        if path in merged:  # the same file twice (concatenated diffs): one file, its lines together
+            merged[path].added += file.added
+            merged[path].deleted += file.deleted
+        else:
+            merged[path] = file
+    if len(merged) > cfg.max_files:
+        raise ValidationError(field_name, f"touches {len(merged)} files, over change.max_files = {cfg.max_files}")
+    bag: list[int] = []
+    lines: list[ChangedLine] = []
+    files: list[FileChange] = []
+    for path, file in merged.items():
+        status: Status = "renamed" if file.status == "modified" and file.old_path not in (None, path) else file.status
+        files.append(FileChange(path, file.old_path, status, len(file.added), len(file.deleted), file.binary))
+        lines += _lines_of(path, file.deleted, False, cfg, bag)
+        lines += _lines_of(path, file.added, True, cfg, bag)
+    # the most frequent buckets, ties to the lower one: sort by bucket, then (stably) by count, both in C
+    kept = sorted(sorted(Counter(bag).items()), key=itemgetter(1), reverse=True)[: cfg.remembered_tokens]
+    record = ChangeRecord(
+        la=sum(f.added for f in files),
+        ld=sum(f.deleted for f in files),
+        nf=len(files),
+        nd=len({posixpath.dirname(f.path) for f in files}),
+        ns=len({f.path.split("/", 1)[0] if "/" in f.path else "" for f in files}),
+        entropy=_entropy([f.added + f.deleted for f in files]),
+        tokens=tuple(sorted((b, min(c, cfg.count_cap)) for b, c in kept)),
+        digest=digest[:32],
+    )
+    return MeasuredChange(record, tuple(files), tuple(lines))
+
+
+def measure_diff(diff: Any, *, policy: ChangePolicy | None = None) -> MeasuredChange:
+    """Measure a unified diff (``git diff``'s output, or plain ``diff -u``'s); bad input names the field ``diff``."""
+    cfg = policy or default_policy().change
+    text = text_value(diff, "diff")
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) > cfg.max_bytes:
+        raise ValidationError("diff", f"{len(data)} bytes, over change.max_bytes = {cfg.max_bytes}")
+    return _measure(parse_diff(text), sha256_hex(data), cfg, "diff")
+
+
+def measure_edits(edits: Any, *, policy: ChangePolicy | None = None) -> MeasuredChange:
+    """Measure a coding agent's edits: ``{"path", "old_string", "new_string"[, "line"]}`` (Edit, MultiEdit)
+    or ``{"path", "content"[, "old_content"]}`` (Write; without ``old_content`` every line is added).
+
+    ``line`` is where ``old_string`` starts in the file (default 1), so line-level risk can name real lines.
+
+    >>> change = measure_edits([{"path": "a.py", "old_string": "x = 1\\n", "new_string": "x = 2\\n", "line": 7}])
+    >>> [(line.line, line.added) for line in change.lines], change.files[0].status
+    ([(7, False), (7, True)], 'modified')
+    """
+    cfg = policy or default_policy().change
+    files = read_edits(edits, cfg)
+    return _measure(files, sha256_json([dict(e) for e in edits]), cfg, "edits")
