@@ -41,6 +41,16 @@ def register(subparsers: Any) -> None:
     ex.add_argument("--upstream-commit", help="upstream commit the bundle was made from (default: the upstream id of its head)")
     ex.add_argument("--output", default=DEFAULT_OUTPUT, help=f"output directory (default {DEFAULT_OUTPUT})")
     ex.add_argument("--cache", default=DEFAULT_CACHE, help=f"per-commit cache directory (default {DEFAULT_CACHE})")
+    ex.add_argument(
+        "--include",
+        action="append",
+        metavar="GLOB",
+        help="diff and judge only files matching GLOB ('*' crosses '/'; repeatable; default: the config's, *.py)",
+    )
+    ex.add_argument(
+        "--skip-missing", action="store_true", help="leave out commits whose included files' content is missing (counted)"
+    )
+    ex.add_argument("--config", help="a history.yaml (or a file with a history section) instead of the packaged one")
     ex.add_argument("--quiet", action="store_true", help="no progress bar")
     ex.add_argument("--json", action="store_true", help="print the manifest's counts as JSON")
     ex.set_defaults(func=extract_command, extra="research")
@@ -106,6 +116,9 @@ def extract_command(args: argparse.Namespace) -> int:
             upstream_repository=args.upstream,
             upstream_commit=args.upstream_commit,
             cache_dir=args.cache,
+            include=args.include,
+            skip_missing=args.skip_missing,
+            config=args.config,
             progress=progress,
         )
     finally:
@@ -116,7 +129,8 @@ def extract_command(args: argparse.Namespace) -> int:
     else:
         print(
             f"{args.name}: {counts['commits']} commits ({counts['merges']} merges), kinds {counts['kinds']}, "
-            f"fixes {counts['fixes']}, sha256 {result.manifest['sha256_gz'][:16]}…"
+            f"fixes {counts['fixes']}, {counts['commits_not_included']} touching no included file, "
+            f"{counts['skipped_missing_blob']} skipped for a missing blob, sha256 {result.manifest['sha256_gz'][:16]}…"
         )
     return 0
 
