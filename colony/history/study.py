@@ -93,7 +93,8 @@ def studied_datasets(cfg: HistoryConfig, data_dir: str | Path) -> list[str]:
         return held
     missing = [n for n in cfg.datasets if n not in held]
     if missing:
-        raise ValidationError("--data", f"{data_dir} lacks the configured datasets {missing} (it holds {held})")
+        files = ", ".join(f"{n}.manifest.json" for n in missing)
+        raise ValidationError("--data", f"{data_dir} lacks the configured datasets {missing} (no {files}; it holds {held})")
     return present
 
 

@@ -55,4 +55,7 @@ def test_the_study_names_what_its_data_directory_lacks(own_data, tmp_path):
     shutil.copyfile(own_data / "fixture.manifest.json", own_data / "aider.manifest.json")
     with pytest.raises(ValidationError) as err:
         run_study(data_dir=own_data, workers=1)
-    assert str(err.value) == f"--data: {own_data} lacks the configured datasets ['openhands'] (it holds ['aider', 'fixture'])"
+    assert str(err.value) == (
+        f"--data: {own_data} lacks the configured datasets ['openhands'] (no openhands.manifest.json; "
+        "it holds ['aider', 'fixture'])"
+    )
