@@ -88,6 +88,40 @@ def bench_extraction(name: str, bundles: Path) -> dict[str, Any]:
     return out
 
 
+def _generated_repo(repo: Path, commits: int, lines: int) -> None:
+    """A history where every commit changes a large Python test file and a large data file outside ``*.py``."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Ann", "GIT_AUTHOR_EMAIL": "ann@x.org", "GIT_COMMITTER_NAME": "Ann",
+           "GIT_COMMITTER_EMAIL": "ann@x.org"}  # fmt: skip
+    body = [f"def test_{i}():\n    assert {i} == {i}\n" for i in range(lines)]
+    for c in range(commits):
+        body[(c * 7919) % lines] = f"def test_{c}_{c}():\n    assert {c} + 0 == {c}\n"
+        (repo / "tests").mkdir(exist_ok=True)
+        (repo / "tests" / "test_big.py").write_text("".join(body))
+        (repo / "data.json").write_text("[" + ",".join(str(c * i) for i in range(lines * 4)) + "]\n")
+        (repo / f"mod{c % 20}.py").write_text(f"VALUE = {c}\n")
+        subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, env=env)
+        message = f"fix: step {c}" if c % 5 == 4 else f"step {c}"
+        subprocess.run(["git", "-C", str(repo), "commit", "-q", "--no-gpg-sign", "-m", message], check=True, env=env)
+
+
+def bench_generated(commits: int = 300, lines: int = 20000) -> dict[str, Any]:
+    """Extraction commits/s (cold cache) on a generated history with a large test file and a large data file."""
+    from colony.history.extract import extract
+
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "repo"
+        _generated_repo(repo, commits, lines)
+        result, seconds, before = timed(lambda: extract(repo, name="generated", output_dir=Path(tmp) / "out"))
+    rate = result.manifest["records"] / seconds
+    print(f"extract generated ({commits} commits, a {lines * 2}-line test file and a data file changed in each): "
+          f"{seconds:.1f} s cold, {rate:.0f} commits/s, load {before}")  # fmt: skip
+    return {"commits": result.manifest["records"], "test_file_lines": lines * 2, "seconds": seconds,
+            "commits_per_s": rate, "load_before": before}  # fmt: skip
+
+
 def bench_replay(name: str) -> dict[str, Any]:
     cfg = load_history_config()
     records = list(read_records(dataset_paths(DATA, name)[0]))
@@ -135,7 +169,7 @@ def main(argv: list[str]) -> int:
     if args.quick:
         results["replay"] = {"openhands": bench_replay("openhands")}
     else:
-        results["extraction"] = {"aider": bench_extraction("aider", args.bundles)}
+        results["extraction"] = {"aider": bench_extraction("aider", args.bundles), "generated": bench_generated()}
         results["replay"] = {name: bench_replay(name) for name in load_history_config().datasets}
         results["study"] = bench_study(2)
     results["load_at_end"] = load()

@@ -5,7 +5,9 @@ writes ``<output>/<N>.jsonl.gz`` and ``<N>.manifest.json`` (byte-identical on ev
 showing a progress bar; per-commit work is cached under ``--cache`` (default
 ``output/.cache/history``). ``colony history study`` checks every committed dataset against its
 manifest (a mismatch is an error: exit 2), replays each through the kernel under every condition
-and variant, and writes ``output/history/study.json``. ``colony history verify [MANIFEST...]``
+and variant, and writes ``output/history/study.json``. ``colony history agents REPO_OR_BUNDLE``
+counts the commits of each agent and bot signature (``colony/config/agents.yaml``).
+``colony history verify [MANIFEST...]``
 checks committed datasets against their manifests and exits 1 on a mismatch.
 """
 
@@ -39,6 +41,16 @@ def register(subparsers: Any) -> None:
     ex.add_argument("--upstream-commit", help="upstream commit the bundle was made from (default: the upstream id of its head)")
     ex.add_argument("--output", default=DEFAULT_OUTPUT, help=f"output directory (default {DEFAULT_OUTPUT})")
     ex.add_argument("--cache", default=DEFAULT_CACHE, help=f"per-commit cache directory (default {DEFAULT_CACHE})")
+    ex.add_argument(
+        "--include",
+        action="append",
+        metavar="GLOB",
+        help="diff and judge only files matching GLOB ('*' crosses '/'; repeatable; default: the config's, *.py)",
+    )
+    ex.add_argument(
+        "--skip-missing", action="store_true", help="leave out commits whose included files' content is missing (counted)"
+    )
+    ex.add_argument("--config", help="a history.yaml (or a file with a history section) instead of the packaged one")
     ex.add_argument("--quiet", action="store_true", help="no progress bar")
     ex.add_argument("--json", action="store_true", help="print the manifest's counts as JSON")
     ex.set_defaults(func=extract_command, extra="research")
@@ -59,6 +71,11 @@ def register(subparsers: Any) -> None:
     )
     st.add_argument("--quiet", action="store_true", help="no progress lines")
     st.set_defaults(func=study_command, extra="research")
+    ag = actions.add_parser("agents", help="count the commits of each agent and bot signature in a history")
+    ag.add_argument("source", metavar="REPO_OR_BUNDLE", help="a git repository directory or a git bundle file")
+    ag.add_argument("--config", help="a history.yaml whose agents.extra adds signature files (default: the packaged one)")
+    ag.add_argument("--json", action="store_true", help="print the counts as JSON")
+    ag.set_defaults(func=agents_command, extra="research")
     ve = actions.add_parser("verify", help="check committed datasets against their manifests")
     ve.add_argument(
         "manifests", nargs="*", metavar="MANIFEST", help=f"manifest files (default: {DEFAULT_OUTPUT}/*.manifest.json)"
@@ -99,6 +116,9 @@ def extract_command(args: argparse.Namespace) -> int:
             upstream_repository=args.upstream,
             upstream_commit=args.upstream_commit,
             cache_dir=args.cache,
+            include=args.include,
+            skip_missing=args.skip_missing,
+            config=args.config,
             progress=progress,
         )
     finally:
@@ -109,7 +129,8 @@ def extract_command(args: argparse.Namespace) -> int:
     else:
         print(
             f"{args.name}: {counts['commits']} commits ({counts['merges']} merges), kinds {counts['kinds']}, "
-            f"fixes {counts['fixes']}, sha256 {result.manifest['sha256_gz'][:16]}…"
+            f"fixes {counts['fixes']}, {counts['commits_not_included']} touching no included file, "
+            f"{counts['skipped_missing_blob']} skipped for a missing blob, sha256 {result.manifest['sha256_gz'][:16]}…"
         )
     return 0
 
@@ -142,6 +163,20 @@ def study_command(args: argparse.Namespace) -> int:
             verdict = "rejected" if t["reject"] else "not rejected"
             say(f"{t['hypothesis']} {t['scope']}: {est} (Holm p={t['p_holm']}) {verdict}")
     print(str(out / "study.json"))
+    return 0
+
+
+def agents_command(args: argparse.Namespace) -> int:
+    from colony.history.config import load_history_config, signature_table
+    from colony.history.repository import count_signatures
+
+    counts = count_signatures(args.source, signature_table(load_history_config(args.config)))
+    if args.json:
+        print(json.dumps({"success": True, **counts}, sort_keys=True))
+        return 0
+    print(f"{args.source}: {counts['commits']} commits; " + ", ".join(f"{k} {n}" for k, n in counts["kinds"].items()))
+    for sid, row in counts["signatures"].items():
+        print(f"  {row['commits']:>7}  {sid:<28} {row['kind']:<6} {row['tool']}")
     return 0
 
 

@@ -14,6 +14,12 @@ add a continuous score for the trade-off curve:
 * ``hazard_only``: how recently a failure was discovered at a touched module (held within the window);
 * ``jit_lr``: the online logistic regression's probability (:mod:`colony.history.jit`);
 * ``change_size``: lines added (the confounder as a predictor).
+
+A learned condition never scores a constant before it has learned anything: each declares its
+cold-start ``fallback`` (reported in the study output). ``jit_lr`` scores lines added, mapped into
+[0, 1) (``added / (added + change_size_lines)``, so it holds what ``change_size`` would) until its
+first model; ``hazard_only`` ranks commits whose modules had no discovered failure yet by the same
+prior, below every commit with one (so its hold decisions are unchanged).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import numpy as np
 
 from colony.errors import ValidationError
 from colony.history.config import HistoryConfig
-from colony.history.jit import feature_matrix, online_scores
+from colony.history.jit import feature_matrix, lines_added_prior, online_scores
 from colony.models import GateDecision, GateResult
 from colony.research.conditions import Condition, DecisionContext
 from colony.research.registry import build_conditions
@@ -63,6 +69,9 @@ class HistoryCondition(Protocol):
     @property
     def description(self) -> str: ...
 
+    @property
+    def fallback(self) -> str: ...
+
     def scores(self, ctx: ScoreContext) -> np.ndarray: ...
 
     def held(self, ctx: ScoreContext, scores: np.ndarray) -> np.ndarray: ...
@@ -83,6 +92,10 @@ class KernelCondition:
     def description(self) -> str:
         return self.adapter.description
 
+    @property
+    def fallback(self) -> str:
+        return "none: the replayed kernel's verdict, trust and budget (not a learned model)"
+
     def scores(self, ctx: ScoreContext) -> np.ndarray:
         return np.array([self.score(r) for r in ctx.rows], dtype=float)
 
@@ -99,11 +112,20 @@ class HazardOnly:
     """Hold a commit when one of its modules had a failure discovered in the last ``window_days``."""
 
     window_days: float
+    change_size_lines: int
     name: str = "hazard_only"
     description: str = "HOLD when a touched module had a failure discovered in the last k days"
 
+    @property
+    def fallback(self) -> str:
+        return (
+            f"lines_added: a commit whose modules had no discovered failure yet scores added/(added+"
+            f"{self.change_size_lines}), below every commit with one"
+        )
+
     def scores(self, ctx: ScoreContext) -> np.ndarray:
         failures = sorted((r["discovered"], r["modules"]) for r in ctx.rows if r["inducing"])
+        prior = lines_added_prior(np.array([r["added"] for r in ctx.rows], dtype=float), self.change_size_lines)
         latest: dict[str, float] = {}
         out = np.empty(len(ctx.rows))
         k = 0
@@ -113,7 +135,7 @@ class HazardOnly:
                     latest[m] = failures[k][0]
                 k += 1
             seen = [latest[m] for m in r["modules"] if m in latest]
-            out[i] = -(r["time"] - max(seen)) / _DAY if seen else _NEVER
+            out[i] = -(r["time"] - max(seen)) / _DAY if seen else _NEVER + prior[i]
         return out
 
     def held(self, ctx: ScoreContext, scores: np.ndarray) -> np.ndarray:
@@ -130,8 +152,13 @@ class JitLogistic:
     min_negative: int
     C: float
     max_iter: int
+    change_size_lines: int
     name: str = "jit_lr"
     description: str = "online logistic regression on the Kamei metrics, retrained on the labels known so far"
+
+    @property
+    def fallback(self) -> str:
+        return f"lines_added: added/(added+{self.change_size_lines}) until the first model (0.5 at the change-size threshold)"
 
     def scores(self, ctx: ScoreContext) -> np.ndarray:
         X = feature_matrix(ctx.records, ctx.fix_rule)
@@ -147,6 +174,7 @@ class JitLogistic:
             min_negative=self.min_negative,
             C=self.C,
             max_iter=self.max_iter,
+            fallback=lines_added_prior(np.array([r["added"] for r in ctx.rows], dtype=float), self.change_size_lines),
         )
         return scores
 
@@ -161,6 +189,7 @@ class ChangeSize:
     lines: int
     name: str = "change_size"
     description: str = "HOLD when the commit adds at least N lines"
+    fallback: str = "none: not learned (lines added from the first commit)"
 
     def scores(self, ctx: ScoreContext) -> np.ndarray:
         return np.array([r["added"] for r in ctx.rows], dtype=float)
@@ -210,7 +239,9 @@ def _kernel_factory(name: str) -> Callable[[HistoryConfig], HistoryCondition]:
 
 for _name in _KERNEL_SCORES:
     register_history_condition(_name, _kernel_factory(_name))
-register_history_condition("hazard_only", lambda cfg: HazardOnly(cfg.conditions.hazard_window_days))
+register_history_condition(
+    "hazard_only", lambda cfg: HazardOnly(cfg.conditions.hazard_window_days, cfg.conditions.change_size_lines)
+)
 register_history_condition(
     "jit_lr",
     lambda cfg: JitLogistic(
@@ -220,6 +251,7 @@ register_history_condition(
         cfg.conditions.jit.min_negative,
         cfg.conditions.jit.C,
         cfg.conditions.jit.max_iter,
+        cfg.conditions.change_size_lines,
     ),
 )
 register_history_condition("change_size", lambda cfg: ChangeSize(cfg.conditions.change_size_lines))

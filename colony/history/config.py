@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,8 +21,9 @@ from colony.config.validation import config_error
 from colony.errors import ConfigError
 from colony.history.labels import LabelRules
 from colony.history.rules import FIX_RULES
+from colony.history.signatures import SignatureTable, load_signatures
 
-__all__ = ["HISTORY_FILE", "HistoryConfig", "config_path", "load_history_config"]
+__all__ = ["HISTORY_FILE", "HistoryConfig", "config_path", "load_history_config", "signature_table"]
 
 HISTORY_FILE = "history.yaml"
 _Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
@@ -105,11 +107,21 @@ class Sanity(_Model):
     published_jit_auc: tuple[Annotated[float, Field(gt=0, le=1)], Annotated[float, Field(gt=0, le=1)]]
 
 
+class Agents(_Model):
+    extra: list[str]  # signature files read before the packaged agents.yaml (relative to the config file)
+
+
+class Extract(_Model):
+    include: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+
+
 class HistoryConfig(_Model):
     """The validated ``history.yaml``."""
 
     schema_version: int
     datasets: list[str]
+    agents: Agents
+    extract: Extract
     labels: Labels
     replay: Replay
     conditions: Conditions
@@ -124,17 +136,47 @@ def config_path(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(path) if path is not None else config_file(HISTORY_FILE)
 
 
-def load_history_config(path: str | os.PathLike[str] | None = None) -> HistoryConfig:
-    """Load and validate the history configuration; errors name the key."""
-    p = config_path(path)
+def _read(p: Path) -> tuple[bytes, dict[str, Any]]:
     try:
         raw = p.read_bytes()
         data = yaml.safe_load(raw)
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError("history", f"cannot read: {exc}", path=str(p)) from None
+    if isinstance(data, dict) and isinstance(data.get("history"), dict):
+        data = data["history"]  # a file with a history section (other sections are not the study's)
     if not isinstance(data, dict):
         raise ConfigError("history", "must be a mapping", path=str(p))
+    return raw, data
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merged(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+    return out
+
+
+def load_history_config(path: str | os.PathLike[str] | None = None) -> HistoryConfig:
+    """Load and validate the history configuration; errors name the key.
+
+    The file may hold only the keys it changes (over the packaged ``history.yaml``), and may hold
+    them under a ``history:`` section. ``agents.extra`` paths are taken relative to the file.
+    """
+    p = config_path(path)
+    raw, data = _read(p)
+    packaged = Path(str(resources.files("colony") / "config" / HISTORY_FILE))
+    if p.resolve() != packaged.resolve():
+        data = _merged(_read(packaged)[1], data)
+    agents = data.get("agents")
+    if isinstance(agents, dict) and isinstance(agents.get("extra"), list):
+        extra = [str(p.parent / e) if isinstance(e, str) else e for e in agents["extra"]]
+        data = {**data, "agents": {**agents, "extra": extra}}
     try:
         return HistoryConfig.model_validate({**data, "sha256": hashlib.sha256(raw).hexdigest()})
     except ValidationError as exc:
         raise config_error(exc, source=str(p), root="history") from None
+
+
+def signature_table(cfg: HistoryConfig) -> SignatureTable:
+    """The signature table of ``cfg``: its ``agents.extra`` files, then the packaged ``agents.yaml``."""
+    return load_signatures(cfg.agents.extra)

@@ -82,6 +82,7 @@ def evaluate(
                 by_kind[k] = {"auc": auc(s[m], y[m]), "operating": operating(h[m], y[m])}
         conditions[cond.name] = {
             "description": cond.description,
+            "fallback": cond.fallback,
             "auc": auc(s, y),
             "effort_recall": effort_recall(s, y, churn, share=cfg.metrics.effort_share),
             "operating": operating(h, y),

@@ -15,22 +15,19 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import inspect
-import json
-import sqlite3
 import subprocess
-import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from colony.errors import ValidationError
 from colony.history.dataset import write_dataset
+from colony.history.diffs import DiffCache, MissingBlobError, diff_commit, facts_hash, touches
 from colony.history.identity import AliasIndex, classify, coauthor_trailers
 from colony.history.kamei import FileChange, KameiState
+from colony.history.repository import opened
 from colony.history.rules import (
     FIX_RULES,
     REVERT_SUBJECT,
@@ -41,7 +38,7 @@ from colony.history.rules import (
     subject_of,
     title_key,
 )
-from colony.history.szz import blame_lines, countable_lines
+from colony.history.signatures import SignatureTable
 
 __all__ = ["RECORD_FIELDS", "SZZ_VARIANT", "ExtractResult", "extract", "extractor_hash", "read_oidmap"]
 
@@ -76,7 +73,7 @@ RECORD_FIELDS: dict[str, str] = {
     "countable": "for fix candidates: removed lines that count for SZZ (0: the fix only adds lines)",
 }
 
-_EXTRACTOR_MODULES = ("identity", "rules", "kamei", "szz", "extract", "dataset")
+_EXTRACTOR_MODULES = ("identity", "signatures", "rules", "kamei", "szz", "diffs", "extract", "dataset")
 
 
 def extractor_hash() -> str:
@@ -106,86 +103,6 @@ def read_oidmap(path: str | Path | None) -> dict[str, str]:
             raise ValidationError("--oidmap", f"line {number}: expected '<bundle id> <upstream id>', got {line!r}", value=line)
         out[parts[0]] = parts[1]
     return out
-
-
-def _facts_hash() -> str:
-    """What the cached per-commit facts depend on: the SZZ module and the diff step's source."""
-    h = hashlib.sha256((Path(__file__).parent / "szz.py").read_bytes())
-    h.update(inspect.getsource(_diff_commit).encode())
-    return h.hexdigest()
-
-
-class _Cache:
-    """Per-commit extraction results in SQLite, invalidated by the extractor's code hash."""
-
-    def __init__(self, path: Path | None, code: str) -> None:
-        self.conn = sqlite3.connect(str(path) if path else ":memory:")
-        self.conn.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
-        self.conn.execute("CREATE TABLE IF NOT EXISTS commits (id TEXT PRIMARY KEY, v TEXT)")
-        row = self.conn.execute("SELECT v FROM meta WHERE k = 'code'").fetchone()
-        if row is None or row[0] != code:
-            self.conn.execute("DELETE FROM commits")
-            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('code', ?)", (code,))
-            self.conn.commit()
-
-    def get(self, ident: str) -> dict[str, Any] | None:
-        row = self.conn.execute("SELECT v FROM commits WHERE id = ?", (ident,)).fetchone()
-        return json.loads(row[0]) if row else None
-
-    def put(self, ident: str, value: dict[str, Any]) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO commits VALUES (?, ?)", (ident, json.dumps(value, sort_keys=True)))
-
-    def close(self) -> None:
-        self.conn.commit()
-        self.conn.close()
-
-
-@contextmanager
-def _opened(source: Path) -> Iterator[tuple[Path, str | None]]:
-    """A repository directory for ``source`` (a bundle is cloned to a temporary directory) and the bundle's sha256."""
-    if source.is_dir():
-        yield source, None
-        return
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()
-    with tempfile.TemporaryDirectory(prefix="colony-history-") as tmp:
-        from git import Repo
-
-        Repo.clone_from(str(source), tmp, no_checkout=True)
-        yield Path(tmp), digest
-
-
-def _count_lines(data: bytes | None) -> int:
-    if not data:
-        return 0
-    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-
-
-def _diff_commit(commit: Any, repo: Any, candidate: bool) -> dict[str, Any]:
-    """Per-commit facts from the diff (and blame, for fix candidates): the cacheable part."""
-    files: list[list[Any]] = []
-    blame: Counter[tuple[str, bool]] = Counter()
-    countable = 0
-    for mod in commit.modified_files:
-        new, old = mod.new_path, mod.old_path
-        path = new or old
-        if not (path.endswith(".py") or (old or "").endswith(".py")):
-            continue
-        change = mod.change_type.name
-        before = 0 if change == "ADD" else _count_lines(mod.content_before)
-        files.append([path, old, change, mod.added_lines, mod.deleted_lines, before])
-        if candidate and change in ("MODIFY", "RENAME", "DELETE") and old:
-            parsed = mod.diff_parsed
-            lines = countable_lines(parsed["deleted"], parsed["added"])
-            countable += len(lines)
-            for b in blame_lines(repo, commit.hash, old, lines):
-                blame[(b.commit, b.via_rename)] += b.lines
-    files.sort(key=lambda f: f[0])
-    return {
-        "files": files,
-        "blame": [[c, n, r] for (c, r), n in sorted(blame.items())],
-        "countable": countable,
-        "candidate": candidate,
-    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,75 +140,136 @@ def extract(
     upstream_repository: str | None = None,
     upstream_commit: str | None = None,
     cache_dir: str | Path | None = None,
+    include: Sequence[str] | None = None,
+    skip_missing: bool = False,
+    config: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ExtractResult:
     """Extract ``source`` (a repository directory or a git bundle) into ``<output_dir>/<name>.jsonl.gz`` + manifest.
 
-    ``progress(done, total)`` is called after each commit's diff/blame step.
+    Only files matching ``include`` (default: the history config's ``extract.include``) are diffed
+    and blamed, and only commits touching one become records. A missing blob of an included file
+    is a :class:`~colony.history.diffs.MissingBlobError`, or with ``skip_missing`` leaves the
+    commit out and is listed in the manifest. ``progress(done, total)`` follows each commit.
     """
-    src = Path(source)
-    if not src.exists():
-        raise ValidationError("REPO_OR_BUNDLE", f"{source} does not exist", value=str(source))
+    from colony.history.config import load_history_config, signature_table
+
     if not name or not name.replace("-", "").replace("_", "").isalnum():
         raise ValidationError("--name", "must be letters, digits, '-' or '_'", value=name)
+    cfg = load_history_config(config)
+    globs = list(cfg.extract.include if include is None else include)
+    if not globs or not all(isinstance(g, str) and g.strip() for g in globs):
+        raise ValidationError("--include", "needs at least one non-empty glob", value=globs)
+    table = signature_table(cfg)
     upstream = read_oidmap(oidmap)
     code = extractor_hash()
     cache_path = Path(cache_dir) / f"{name}.sqlite" if cache_dir else None
     if cache_path:
         cache_path.parent.mkdir(parents=True, exist_ok=True)
-    with _opened(src) as (repo_dir, bundle_sha):
-        records, stats = _walk(repo_dir, upstream, _Cache(cache_path, _facts_hash()), progress)
-        head = records[max(range(len(records)), key=lambda i: records[i]["topo"])]["id"] if records else None
+    with opened(source) as (repo_dir, bundle_sha):
+        walk = _Walk(repo_dir, upstream, globs, skip_missing, table)
+        records, stats = walk.run(DiffCache(cache_path, facts_hash(globs)), progress)
+        if not records:
+            raise ValidationError("--include", f"no commit of {source} touches a file matching {globs}", value=globs)
+        head = records[max(range(len(records)), key=lambda i: records[i]["topo"])]["id"]
         git_version = subprocess.run(["git", "--version"], capture_output=True, text=True, check=False).stdout.strip()
     manifest = {
         "upstream_repository": upstream_repository,
-        "upstream_commit": upstream_commit or (upstream.get(head, head) if head else None),
-        "head_upstream": upstream.get(head, head) if head else None,
+        "upstream_commit": upstream_commit or upstream.get(head, head),
+        "head_upstream": upstream.get(head, head),
         "bundle_sha256": bundle_sha,
-        "source": src.name,
+        "source": Path(source).name,
         "extractor_sha256": code,
         "szz_variant": SZZ_VARIANT,
+        "include": globs,
+        "signatures_sha256": hashlib.sha256(table.model_dump_json().encode()).hexdigest(),
         "fix_rules": sorted(FIX_RULES),
         "record_fields": RECORD_FIELDS,
         "git": git_version,
         "counts": stats,
+        "missing_blobs": walk.missing,
     }
     written = write_dataset(output_dir, name, records, manifest)
     return ExtractResult(records, written)
 
 
-def _walk(
-    repo_dir: Path, upstream: dict[str, str], cache: _Cache, progress: Callable[[int, int], None] | None
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    from pydriller import Git, Repository
+class _Walk:
+    """One pass over a history: per-commit facts (cached), authorship, Kamei metrics, reverts."""
 
-    git = Git(str(repo_dir))
-    commits = list(Repository(str(repo_dir), order="topo-order").traverse_commits())
-    idents: list[tuple[str, str]] = []
-    for c in commits:
-        idents.append((c.author.name, c.author.email))
-        idents.extend(coauthor_trailers(c.msg))
-    aliases = AliasIndex.build(idents)
-    resolve = _Resolver([c.hash for c in commits], upstream)
-    kamei = KameiState()
-    latest_title: dict[str, str] = {}
-    records: list[dict[str, Any]] = []
-    try:
-        for topo, c in enumerate(commits):
+    def __init__(
+        self, repo_dir: Path, upstream: dict[str, str], include: list[str], skip_missing: bool, table: SignatureTable
+    ) -> None:
+        self.repo_dir, self.upstream, self.include, self.skip_missing, self.table = (
+            repo_dir,
+            upstream,
+            include,
+            skip_missing,
+            table,
+        )
+        self.missing: list[list[str]] = []
+
+    def _facts(self, c: Any, git: Any, merge: bool, candidate: bool, cache: DiffCache) -> dict[str, Any] | None:
+        facts = cache.get(c.hash)
+        if facts is None or (candidate and not facts.get("candidate")):
+            if merge:
+                facts = {"files": [], "blame": [], "countable": 0, "candidate": False, "touches": touches(c, self.include)}
+            else:
+                try:
+                    facts = diff_commit(c, git.repo, candidate, self.include)
+                except MissingBlobError as exc:
+                    if not self.skip_missing:
+                        raise
+                    self.missing.append([c.hash, exc.path])
+                    return None
+            cache.put(c.hash, facts)
+        return facts if (facts["files"] or facts.get("touches")) else None
+
+    def run(self, cache: DiffCache, progress: Callable[[int, int], None] | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        from pydriller import Git, Repository
+
+        git = Git(str(self.repo_dir))
+        try:
+            commits = list(Repository(str(self.repo_dir), order="topo-order").traverse_commits())
+            idents: list[tuple[str, str]] = []
+            for c in commits:
+                idents.append((c.author.name, c.author.email))
+                idents.extend(coauthor_trailers(c.msg))
+            aliases = AliasIndex.build(idents, self.table)
+            records = self._records(commits, git, aliases, cache, progress)
+        finally:
+            cache.close()
+            git.clear()
+        merges = {r["id"] for r in records if r["merge"]}
+        for r in records:
+            if r["blame"]:
+                r["blame"] = [b for b in r["blame"] if b[0] not in merges]
+        records.sort(key=lambda r: (r["time"], r["topo"]))
+        for seq, r in enumerate(records):
+            r["seq"] = seq
+        stats = _stats(records, aliases)
+        stats["skipped_missing_blob"] = len(self.missing)
+        stats["commits_not_included"] = len(commits) - len(records) - len(self.missing)
+        return records, stats
+
+    def _records(
+        self, commits: list[Any], git: Any, aliases: AliasIndex, cache: DiffCache, progress: Callable[[int, int], None] | None
+    ) -> list[dict[str, Any]]:
+        upstream = self.upstream
+        resolve = _Resolver([c.hash for c in commits], upstream)
+        kamei = KameiState()
+        latest_title: dict[str, str] = {}
+        records: list[dict[str, Any]] = []
+        for n, c in enumerate(commits):
             msg = c.msg
             fix = {rule: match(msg) for rule, match in sorted(FIX_RULES.items())}
             merge = len(c.parents) > 1
             candidate = any(fix.values()) and not merge
-            facts = cache.get(c.hash)
-            if facts is None or (candidate and not facts["candidate"]):
-                facts = (
-                    {"files": [], "blame": [], "countable": 0, "candidate": False}
-                    if merge
-                    else _diff_commit(c, git.repo, candidate)
-                )
-                cache.put(c.hash, facts)
+            facts = self._facts(c, git, merge, candidate, cache)
             if progress is not None:
-                progress(topo + 1, len(commits))
+                progress(n + 1, len(commits))
+            if facts is None:
+                continue
+            topo = len(records)
             who = classify(c.author.name, c.author.email, aliases, msg)
             time = int(c.committer_date.timestamp())
             changes = [FileChange(p, o, ch, a, d, b) for p, o, ch, a, d, b in facts["files"]]
@@ -320,7 +298,7 @@ def _walk(
                     "subject": subject_of(msg),
                     "merge": merge,
                     "files": [f[:5] for f in facts["files"]],
-                    "modules": sorted({module_of(f[0]) for f in facts["files"] if f[0].endswith(".py")}),
+                    "modules": sorted({module_of(f[0]) for f in facts["files"]}),
                     "tests": any(is_test_path(f[0]) for f in facts["files"]),
                     "fix": fix,
                     "revert": is_revert,
@@ -330,17 +308,7 @@ def _walk(
                     "countable": facts["countable"] if candidate else None,
                 }
             )
-    finally:
-        cache.close()
-        git.clear()
-    merges = {r["id"] for r in records if r["merge"]}
-    for r in records:
-        if r["blame"]:
-            r["blame"] = [b for b in r["blame"] if b[0] not in merges]
-    records.sort(key=lambda r: (r["time"], r["topo"]))
-    for seq, r in enumerate(records):
-        r["seq"] = seq
-    return records, _stats(records, aliases)
+        return records
 
 
 def _stats(records: list[dict[str, Any]], aliases: AliasIndex) -> dict[str, Any]:

@@ -6,17 +6,14 @@ name key of ``<user>``) and the name folded to lower-case letters and digits. Pl
 names and addresses (``Your Name``, ``you@example.com``, ...) never merge anything. A
 merged person is called by their most frequent spelling (ties: the smallest string).
 
-Author kind, by the data README's rules:
-
-* ``agent``: aider's agent appends `` (aider)`` to the author name; OpenHands marks agent
-  co-authorship with the exact trailer ``Co-authored-by: openhands <openhands@all-hands.dev>``,
-  and the agent's own account (author name ``openhands``) authors some commits itself;
-* ``bot``: dependabot-style accounts (a name ending in ``[bot]``, or dependabot, renovate,
-  github-actions, pre-commit-ci);
-* ``human``: everyone else.
+Author kind comes from the signature table (:mod:`colony.history.signatures`,
+``colony/config/agents.yaml``): an author signature decides first (an agent's name suffix or
+account, a bot account); else an agent's co-author trailer or message marker makes the commit
+the agent's, working for the author; everyone else is ``human``.
 
 An agent commit is proposed by the agent identity ``"<operator> (<tool>)"``: the agent
-working for that person (the operator is the human author or the first human co-author).
+working for that person (the operator is the human author, or for an agent account the first
+human co-author, else the account itself).
 
 >>> ids = AliasIndex.build([("Paul Gauthier", "paul@aider.chat"), ("paul-gauthier", "69695708+paul-gauthier@users.noreply.github.com"),
 ...                         ("Paul Gauthier (aider)", "paul@aider.chat")])
@@ -33,18 +30,15 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from colony.history.signatures import SignatureTable, load_signatures
+
 __all__ = [
-    "AGENT_TRAILER",
     "AliasIndex",
     "Authorship",
     "classify",
     "coauthor_trailers",
 ]
 
-AIDER_SUFFIX = " (aider)"
-AGENT_TRAILER = "Co-authored-by: openhands <openhands@all-hands.dev>"
-_AGENT_ACCOUNTS = frozenset({"openhands"})
-_BOT = re.compile(r"\[bot\]$|dependabot|renovate|github-actions|pre-commit-ci", re.IGNORECASE)
 _PLACEHOLDER_NAMES = frozenset({"yourname", "contributor", "unknown", "root", "user", "none"})
 _PLACEHOLDER_EMAILS = frozenset({"you@example.com", "user@example.com", "root@localhost", "none", ""})
 _NOREPLY = re.compile(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$")
@@ -69,20 +63,18 @@ def _keys(name: str, email: str) -> list[str]:
     return keys
 
 
-def _strip_agent(name: str) -> str:
-    return name[: -len(AIDER_SUFFIX)] if name.endswith(AIDER_SUFFIX) else name
-
-
 class AliasIndex:
     """Merged identities of one history (build once from every raw author and co-author)."""
 
-    def __init__(self, parent: dict[str, str], canonical: dict[str, str]) -> None:
+    def __init__(self, parent: dict[str, str], canonical: dict[str, str], table: SignatureTable) -> None:
         self._parent = parent
         self._canonical = canonical
+        self.table = table
 
     @classmethod
-    def build(cls, identities: Iterable[tuple[str, str]]) -> AliasIndex:
+    def build(cls, identities: Iterable[tuple[str, str]], table: SignatureTable | None = None) -> AliasIndex:
         """Merge ``(name, email)`` pairs (agent suffixes are stripped first: the agent works for its operator)."""
+        table = table if table is not None else load_signatures()
         parent: dict[str, str] = {}
 
         def find(k: str) -> str:
@@ -93,7 +85,7 @@ class AliasIndex:
 
         spellings: Counter[tuple[str, str]] = Counter()
         for raw_name, email in identities:
-            name = _strip_agent(raw_name).strip()
+            name = table.strip(raw_name).strip()
             keys = _keys(name, email) or ["raw:" + name]
             for k in keys:
                 parent.setdefault(k, k)
@@ -109,7 +101,7 @@ class AliasIndex:
         for (key, name), n in spellings.items():
             counts.setdefault(find(key), Counter())[name] += n
         canonical = {root: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for root, c in counts.items()}
-        return cls(parent, canonical)
+        return cls(parent, canonical, table)
 
     def _root(self, key: str) -> str:
         while self._parent[key] != key:
@@ -118,7 +110,7 @@ class AliasIndex:
 
     def person(self, name: str, email: str) -> str:
         """The merged person's display name (agent suffix stripped)."""
-        bare = _strip_agent(name).strip()
+        bare = self.table.strip(name).strip()
         keys = _keys(bare, email) or ["raw:" + bare]
         key = keys[0]
         if key not in self._parent:
@@ -147,6 +139,7 @@ class Authorship:
     operator: str
     kind: str
     tool: str | None
+    signature: str | None = None
 
 
 def coauthor_trailers(message: str) -> list[tuple[str, str]]:
@@ -155,19 +148,22 @@ def coauthor_trailers(message: str) -> list[tuple[str, str]]:
 
 
 def classify(name: str, email: str, ids: AliasIndex, message: str = "") -> Authorship:
-    """The proposer of a commit authored by ``name <email>`` with ``message``."""
-    if _BOT.search(name):
+    """The proposer of a commit authored by ``name <email>`` with ``message`` (by ``ids``' signature table)."""
+    table = ids.table
+    trailers = coauthor_trailers(message)
+    sig = table.author(name, email)
+    if sig is not None and sig.kind == "bot":
         person = ids.person(name, email)
-        return Authorship(person, person, "bot", None)
-    if name.endswith(AIDER_SUFFIX):
-        operator = ids.person(name, email)
-        return Authorship(f"{operator} (aider)", operator, "agent", "aider")
-    trailer = AGENT_TRAILER.casefold() in (line.strip().casefold() for line in message.splitlines())
-    if _name_key(name) in _AGENT_ACCOUNTS:
-        humans = [(n, e) for n, e in coauthor_trailers(message) if _name_key(n) not in _AGENT_ACCOUNTS and not _BOT.search(n)]
-        operator = ids.person(*humans[0]) if humans else "openhands"
-        return Authorship(f"{operator} (openhands)", operator, "agent", "openhands")
+        return Authorship(person, person, "bot", None, sig.id)
+    if sig is not None:
+        if sig.author_suffix is not None:
+            operator = ids.person(name, email)
+        else:
+            humans = [(n, e) for n, e in trailers if table.trailer(n, e) is None]
+            operator = ids.person(*humans[0]) if humans else ids.person(name, email)
+        return Authorship(f"{operator} ({sig.tool})", operator, "agent", sig.tool, sig.id)
     person = ids.person(name, email)
-    if trailer:
-        return Authorship(f"{person} (openhands)", person, "agent", "openhands")
+    sig = table.coauthor(trailers, message)
+    if sig is not None:
+        return Authorship(f"{person} ({sig.tool})", person, "agent", sig.tool, sig.id)
     return Authorship(person, person, "human", None)

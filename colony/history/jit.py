@@ -6,7 +6,9 @@ an L2-regularised logistic regression with balanced class weights (scikit-learn)
 every ``retrain_days`` on the labels known at that moment, and only those: a commit counts as
 inducing once its label has been discovered (within the horizon), and as clean once its horizon
 has passed without one (McIntosh & Kamei 2018 on model decay; Cabral et al. 2019 on verification
-latency). Until both classes have enough known examples it predicts 0 for everyone (holds nothing).
+latency). Until both classes have enough known examples there is no model: each commit then gets its
+cold-start fallback score (given by the caller: :func:`lines_added_prior`, lines added mapped into
+[0, 1) so that it reaches 0.5 at the change-size threshold), never a constant.
 
 >>> import numpy as np
 >>> X = np.array([[0.0] * 12, [5.0] * 12, [0.1] * 12, [6.0] * 12])
@@ -24,7 +26,15 @@ import numpy as np
 
 from colony.history.kamei import KAMEI_METRICS
 
-__all__ = ["JIT_FEATURES", "cross_validated_auc", "feature_matrix", "fit_model", "make_model", "online_scores"]
+__all__ = [
+    "JIT_FEATURES",
+    "cross_validated_auc",
+    "feature_matrix",
+    "fit_model",
+    "lines_added_prior",
+    "make_model",
+    "online_scores",
+]
 
 JIT_FEATURES = tuple(m for m in KAMEI_METRICS if m not in ("ND", "REXP"))
 _DAY = 86400.0
@@ -38,6 +48,16 @@ def feature_matrix(records: Sequence[dict[str, Any]], fix_rule: str) -> np.ndarr
         k["FIX"] = int(bool(r["fix"].get(fix_rule)))
         rows.append([float(k[m]) for m in JIT_FEATURES])
     return np.log1p(np.maximum(np.array(rows, dtype=float).reshape(-1, len(JIT_FEATURES)), 0.0))
+
+
+def lines_added_prior(added: np.ndarray, lines: int) -> np.ndarray:
+    """``added / (added + lines)``: the change-size rule as a probability-like score (0.5 at ``lines``).
+
+    >>> lines_added_prior(np.array([0, 100, 300]), 100).tolist()
+    [0.0, 0.5, 0.75]
+    """
+    a = np.maximum(np.asarray(added, dtype=float), 0.0)
+    return a / (a + float(lines))
 
 
 def make_model(*, C: float, max_iter: int) -> Any:
@@ -67,14 +87,17 @@ def online_scores(
     min_negative: int,
     C: float,
     max_iter: int,
+    fallback: np.ndarray,
 ) -> tuple[np.ndarray, int]:
     """Each commit's predicted probability from the model trained at the last retraining before it.
 
-    ``discovered[i]``: when commit i's label (within the horizon) became known, or None.
-    Returns the scores and the number of models trained.
+    ``discovered[i]``: when commit i's label (within the horizon) became known, or None; a commit
+    before the first model scores ``fallback[i]``. Returns the scores and the number of models trained.
     """
     n = len(times)
-    scores = np.zeros(n)
+    scores = np.array(fallback, dtype=float, copy=True)
+    if scores.shape != (n,):
+        raise ValueError(f"fallback has shape {scores.shape}, expected ({n},)")
     if n == 0:
         return scores, 0
     horizon = horizon_days * _DAY

@@ -1,7 +1,7 @@
 """The real-history study: every repository, every variant, the preregistered tests, one JSON result.
 
-For each dataset in ``history.yaml`` (checked against its manifest first: a mismatch stops the
-study), :func:`run_study` evaluates the primary analysis, the escaped-only view and the
+For each dataset in ``history.yaml`` that the data directory holds, or else every dataset it holds
+(:func:`studied_datasets`; each checked against its manifest first: a mismatch stops the study), :func:`run_study` evaluates the primary analysis, the escaped-only view and the
 sensitivity variants (:func:`variants`), each a kernel replay plus every condition. Variants are
 independent tasks run on Dask distributed (:mod:`colony.distributed`: a LocalCluster of ``workers``
 processes, or a running scheduler) or serially with one worker, and cached one by one on the
@@ -28,7 +28,7 @@ from colony.errors import ValidationError
 from colony.history.config import HistoryConfig, load_history_config
 from colony.history.dataset import dataset_paths, read_records, verify_dataset
 
-__all__ = ["Variant", "run_study", "task_key", "variants"]
+__all__ = ["Variant", "run_study", "studied_datasets", "task_key", "variants"]
 
 _ROOT = Path(__file__).resolve().parents[1]
 _CODE = ("history/*.py", "*.py", "kernel/*.py", "evaluation/*.py", "falsification/*.py", "research/conditions.py",
@@ -81,6 +81,21 @@ def task_key(manifest: dict[str, Any], cfg: HistoryConfig, policy: Policy, varia
     return sha256_hex(
         json.dumps(payload, sort_keys=True, default=str).encode()
     )  # its own form (default=str), kept: cached results stay found
+
+
+def studied_datasets(cfg: HistoryConfig, data_dir: str | Path) -> list[str]:
+    """The configured datasets, when ``data_dir`` holds them; else every dataset it holds (a user's own)."""
+    held = sorted(p.name[: -len(".manifest.json")] for p in Path(data_dir).glob("*.manifest.json"))
+    if not held:
+        raise ValidationError("--data", f"{data_dir} holds no dataset (<name>.manifest.json; see colony history extract)")
+    present = [n for n in cfg.datasets if n in held]
+    if not present:
+        return held
+    missing = [n for n in cfg.datasets if n not in held]
+    if missing:
+        files = ", ".join(f"{n}.manifest.json" for n in missing)
+        raise ValidationError("--data", f"{data_dir} lacks the configured datasets {missing} (no {files}; it holds {held})")
+    return present
 
 
 def _evaluate_task(args: tuple[str, str, str | None, Variant, bool]) -> dict[str, Any]:
@@ -136,9 +151,13 @@ def run_study(
     cfg = load_history_config(config)
     policy = default_policy()
     code = code_digest()
-    manifests = {name: verify_dataset(dataset_paths(data_dir, name)[1]) for name in cfg.datasets}
+    names = studied_datasets(cfg, data_dir)
+    manifests = {name: verify_dataset(dataset_paths(data_dir, name)[1]) for name in names}
+    empty = [name for name in names if not manifests[name]["records"]]
+    if empty:
+        raise ValidationError("--data", f"datasets {empty} hold no commits to study")
     tasks: list[tuple[str, Variant, Path | None]] = []
-    for name in cfg.datasets:
+    for name in names:
         for v in variants(cfg):
             key = task_key(manifests[name], cfg, policy, v, code)
             tasks.append((name, v, Path(cache_dir) / f"{name}-{key[:32]}.json" if cache_dir else None))
@@ -169,7 +188,7 @@ def run_study(
         map_ordered(client, _evaluate_numbered, args, progress=finished)
     repos = {
         name: repository_result(name, manifests[name], {v.key: results[(name, v.key)] for v in variants(cfg)}, cfg)
-        for name in cfg.datasets
+        for name in names
     }
     return {
         "config_sha256": cfg.sha256,

@@ -9,6 +9,7 @@ import pytest
 
 MODULES = [
     "colony.history.identity",
+    "colony.history.signatures",
     "colony.history.rules",
     "colony.history.kamei",
     "colony.history.szz",

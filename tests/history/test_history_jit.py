@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from colony.history.jit import JIT_FEATURES, cross_validated_auc, feature_matrix, online_scores
+from colony.history.jit import JIT_FEATURES, cross_validated_auc, feature_matrix, lines_added_prior, online_scores
 
 DAY = 86400.0
 
@@ -18,16 +18,23 @@ def data(n: int = 300, seed: int = 1):
     return X, y, times, found
 
 
+def prior(n: int) -> np.ndarray:
+    return lines_added_prior(np.arange(n) % 7 * 40, 100)
+
+
 def scores(X, times, found, **kw):
-    options = {"horizon_days": 10.0, "retrain_days": 7.0, "min_positive": 5, "min_negative": 5, "C": 1.0, "max_iter": 200}
+    options = {"horizon_days": 10.0, "retrain_days": 7.0, "min_positive": 5, "min_negative": 5, "C": 1.0, "max_iter": 200,
+               "fallback": prior(len(times))}  # fmt: skip
     return online_scores(X, times, found, **{**options, **kw})
 
 
-def test_scores_rank_inducing_commits_and_start_at_zero():
+def test_scores_rank_inducing_commits_and_start_from_the_fallback():
     X, y, times, found = data()
     s, trained = scores(X, times, found)
     assert trained >= 8  # 75 days of history, a retraining a week once both classes are known
-    assert (s[times < 7 * DAY] == 0).all()  # before the first retraining nothing is known
+    early = times < 7 * DAY  # before the first retraining nothing is known: the lines-added prior, not a constant
+    assert np.array_equal(s[early], prior(len(times))[early]) and len(set(s[early].tolist())) == 7
+    assert not np.array_equal(s[~early], prior(len(times))[~early])
     later = times > 30 * DAY
     assert np.mean(s[later][y[later]]) > np.mean(s[later][~y[later]]) + 0.1
 
@@ -49,5 +56,6 @@ def test_feature_matrix_and_cross_validation():
     X = feature_matrix(recs, "subject")
     assert X.shape == (1, len(JIT_FEATURES)) and X[0, JIT_FEATURES.index("FIX")] == np.log1p(1)
     Xd, y, _, _ = data()
-    assert 0.7 < cross_validated_auc(Xd, y.astype(int), C=1.0, max_iter=200) <= 1.0
+    cv = cross_validated_auc(Xd, y.astype(int), C=1.0, max_iter=200)
+    assert cv is not None and 0.7 < cv <= 1.0
     assert cross_validated_auc(Xd[:5], np.zeros(5, dtype=int), C=1.0, max_iter=200) is None
