@@ -33,17 +33,12 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 NAME = unicodedata.normalize("NFC", "café.txt")
 
 
-def _rooted(scratch: Scratch, **defaults: float) -> Any:
-    """The test gateway with each upstream's roots declared (so relative paths can be pinned)."""
-    ups = upstreams(scratch, dynamic=True)
-    ups["fs"]["roots"] = [str(scratch.files)]
-    ups["git"]["roots"] = [str(scratch.repo)]
+def _rooted(scratch: Scratch) -> Any:
+    """The test gateway with the filesystem server started in its directory (its root: relative paths are pinned there)."""
+    ups = upstreams(scratch)
+    ups["fs"]["cwd"] = str(scratch.files)
     return parse_gateway_config(
-        {
-            "kernel": {"calibrate": {"alice": 0.5, "bob": 0.5}},
-            "defaults": {"tick_interval_seconds": 0, "reconnect_initial_seconds": 0.2, "reconnect_max_seconds": 1.0, **defaults},
-            "upstreams": ups,
-        }
+        {"kernel": {"calibrate": {"alice": 0.5}}, "defaults": {"tick_interval_seconds": 0}, "upstreams": ups}
     )
 
 

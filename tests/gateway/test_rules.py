@@ -35,6 +35,21 @@ def test_docstring_examples_run(module: str) -> None:
     assert result.attempted > 0 and result.failed == 0
 
 
+def test_path_roots_are_the_declared_roots_else_a_stdio_upstreams_cwd() -> None:
+    cfg = parse_gateway_config(
+        {
+            "upstreams": {
+                "a": {**STDIO, "roots": ["/srv/a", "/srv/b"], "cwd": "/srv"},
+                "b": {**STDIO, "cwd": "/srv"},
+                "c": STDIO,
+                "d": {"url": "https://x.example/mcp"},
+            }
+        }
+    )
+    assert [cfg.upstreams[n].path_roots for n in "abcd"] == [("/srv/a", "/srv/b"), ("/srv",), (), ()]
+    assert [cfg.upstreams[n].local_paths for n in "abcd"] == [True, True, True, False]
+
+
 def test_defaults_come_from_the_packaged_file_and_can_be_overridden() -> None:
     cfg = parse_gateway_config({"upstreams": {"fs": STDIO}})
     assert cfg.defaults.model_dump() == packaged_defaults()
