@@ -30,6 +30,8 @@ from colony.errors import ValidationError
 __all__ = ["check_arguments", "load_jsonschema"]
 
 _OPTIONAL_SLOW = "rfc3987_syntax"
+_MAX_CACHED = 1024
+_BY_OBJECT: dict[int, tuple[Mapping[str, Any], Any]] = {}  # id(schema) -> (the schema, kept alive; its validator)
 
 
 def load_jsonschema() -> Any:
@@ -68,7 +70,13 @@ def check_arguments(tool: str, schema: Mapping[str, Any], arguments: Mapping[str
         extra = sorted(set(arguments) - set(properties))
         if extra:
             raise ValidationError("arguments", f"{tool}: the tool takes no argument {extra[0]!r} (it takes {sorted(properties)})")
-    validator = _validator(json_text(dict(schema)))
+    cached = _BY_OBJECT.get(id(schema))
+    if cached is None or cached[0] is not schema:  # an upstream's schema object is reused until it relists its tools
+        cached = (schema, _validator(json_text(dict(schema))))
+        _BY_OBJECT[id(schema)] = cached
+        while len(_BY_OBJECT) > _MAX_CACHED:
+            del _BY_OBJECT[next(iter(_BY_OBJECT))]
+    validator = cached[1]
     error = next(iter(validator.iter_errors(dict(arguments))), None)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path)

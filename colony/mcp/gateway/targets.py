@@ -98,7 +98,10 @@ class PathResolver:
         path = os.path.normpath(self._absolute(value, field, base))
         if path.startswith("//"):
             path = "/" + path.lstrip("/")
-        parts = [p for p in path.split("/") if p]
+        real = os.path.realpath(path)
+        if sys.platform not in _CASE_INSENSITIVE_PLATFORMS and os.path.lexists(real):  # an existing file: realpath is it
+            return self._checked(real, value, field)
+        parts = [p for p in real.split("/") if p]  # symlinks of the existing prefix are resolved already
         current = "/"
         for index, part in enumerate(parts):
             entry = self._entry(current, part, field)
@@ -106,9 +109,12 @@ class PathResolver:
                 current = os.path.join(current, *(_nfc(p) for p in parts[index:]))
                 break
             current = os.path.realpath(os.path.join(current, entry))
-        if self.roots and not self._inside(current):
-            raise ValidationError(field, f"{value!r} resolves to {current!r}, outside the upstream's roots {list(self.roots)}")
-        return current
+        return self._checked(current, value, field)
+
+    def _checked(self, path: str, value: str, field: str) -> str:
+        if self.roots and not self._inside(path):
+            raise ValidationError(field, f"{value!r} resolves to {path!r}, outside the upstream's roots {list(self.roots)}")
+        return path
 
     @staticmethod
     def _entry(directory: str, part: str, field: str) -> str | None:
@@ -132,7 +138,7 @@ class PathResolver:
             same = [e for e in entries if _same(os.path.join(directory, e), found)]
             return same[0] if same else part
         wanted = _nfc(part)
-        matches = [e for e in entries if _nfc(e) == wanted]
+        matches = [e for e in entries if e == wanted or (not e.isascii() and _nfc(e) == wanted)]  # ASCII is NFC already
         if len(matches) > 1:
             raise ValidationError(field, f"{candidate!r} is ambiguous: {len(matches)} Unicode-equivalent entries")
         return matches[0] if matches else None
