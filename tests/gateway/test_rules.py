@@ -250,3 +250,17 @@ def test_a_held_call_is_released_once_by_an_operator_who_is_not_its_agent() -> N
     assert claimed is not None and claimed.proposals == (p,)
     with pytest.raises(ValidationError, match="already used"):
         holds.claim(meta, "a", "fs__w", "d" * 64)
+
+
+def test_staged_paths_are_judged_inside_the_repository_and_forwarded_relative_to_it(tmp_path: Path) -> None:
+    from colony.mcp.gateway.targets import PathResolver
+
+    repo = (tmp_path / "repo").resolve()
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "a.py").write_text("a\n")
+    rules, resolver = ToolRules({}), PathResolver([])
+    sent, targets = rules.targets("git", "git_add", {"repo_path": f"{repo}/src/..", "files": [".", "src/../src/a.py"]}, resolver)
+    assert sent == {"repo_path": str(repo), "files": [".", "src/a.py"]}
+    assert targets == [str(repo), f"{repo}/src/a.py"]  # the repository first, then what is staged; "." is the repository
+    with pytest.raises(ValidationError, match=r"files\[0\]: .* lies outside"):
+        rules.targets("git", "git_add", {"repo_path": str(repo), "files": ["../elsewhere.txt"]}, resolver)

@@ -34,6 +34,7 @@ colony.errors.ValidationError: target: the rule '{repo_path}:{branch_name}' for 
 from __future__ import annotations
 
 import fnmatch
+import os
 import string
 from collections.abc import Mapping
 from typing import Any
@@ -98,6 +99,13 @@ def render_target(template: str, arguments: Mapping[str, Any], tool: str) -> str
     return target
 
 
+def _inside(path: str, base: str, field: str) -> str:
+    """``path`` relative to the directory ``base`` it must lie in (``.`` for ``base`` itself)."""
+    if path != base and not path.startswith(base.rstrip("/") + "/"):
+        raise ValidationError(field, f"{path!r} lies outside {base!r}")
+    return os.path.relpath(path, base)
+
+
 class ToolRules:
     """The rules of one upstream, looked up by tool name."""
 
@@ -142,8 +150,10 @@ class ToolRules:
                 base = args.get(RELATIVE_TO[name]) if name in RELATIVE_TO else None
                 base = base if isinstance(base, str) else None
                 if isinstance(value, list):
-                    args[name] = [resolver.resolve(v, f"{name}[{i}]", base) for i, v in enumerate(value)]
-                    named[name] = [resolver.name(v) for v in args[name]]
+                    real = [resolver.resolve(v, f"{name}[{i}]", base) for i, v in enumerate(value)]
+                    named[name] = [resolver.name(v) for v in real]
+                    # paths inside another argument's directory go upstream relative to it (git_add's "." stays ".")
+                    args[name] = real if base is None else [_inside(v, base, f"{name}[{i}]") for i, v in enumerate(real)]
                 else:
                     args[name] = resolver.resolve(value, name, base)
                     named[name] = resolver.name(args[name])
