@@ -29,6 +29,7 @@ def _ledger(tmp_path: Path) -> tuple[Path, str]:
     p = make_proposal()
     k.propose_action(p)
     k.authorize_execution(p.proposal_id, "operator")
+    k.record_execution_receipt(p.proposal_id, {"done": True}, "operator")  # an authorization without one is dangling
     k.close()
     return state, signer.public_key_bytes().hex()
 
@@ -64,6 +65,7 @@ def _pg_ledger(url: str) -> str:
         p = make_proposal()
         k.propose_action(p)
         k.authorize_execution(p.proposal_id, "operator")
+        k.record_execution_receipt(p.proposal_id, {"done": True}, "operator")  # an authorization without one is dangling
     return signer.public_key_bytes().hex()
 
 
@@ -83,7 +85,7 @@ def test_verify_a_colony_on_postgresql_reads_it_without_writing_then_sees_tamper
     before = snapshot()
     assert main(["ledger", "verify", pg_url, "--public-key", public, "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["valid"] and [(r["run_id"], r["event_count"]) for r in result["runs"]] == [("run-pg", 4)]
+    assert result["valid"] and [(r["run_id"], r["event_count"]) for r in result["runs"]] == [("run-pg", 5)]
     assert snapshot() == before  # verification wrote nothing, not even the store's version
     with psycopg.connect(pg_url) as pg:
         pg.execute("UPDATE attestation_events SET payload_json = replace(payload_json, %s, %s)", ('"p-', '"q-'))

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from colony.attestation import store
+from colony.attestation.events import LedgerEventType, LedgerIssue
 from colony.attestation.events import LedgerValidationStatus as S
 from colony.attestation.ledger import AttestationLedger
+from colony.attestation.payloads import PARENT_FIELD
 from colony.attestation.signers import (
     Ed25519Verifier,
     HMACSigner,
@@ -142,7 +144,31 @@ def verify_ledger_file(
 
 def _validate_runs(ledger: AttestationLedger, run_id: str | None) -> list[dict[str, Any]]:
     run_ids = [run_id] if run_id is not None else ledger.runs()
-    return [ledger.validate(r).to_dict() for r in run_ids]
+    return [ledger.validate(r).with_issues(dangling_authorizations(ledger, r)).to_dict() for r in run_ids]
+
+
+def dangling_authorizations(ledger: AttestationLedger, run_id: str) -> list[LedgerIssue]:
+    """An ``incomplete_execution`` issue for each execution authorization of ``run_id`` that no receipt follows.
+
+    An authorization says the executor was told to act; without a receipt nobody recorded what it
+    did (a caller that cancelled, a crash between the two). A verified ledger says so.
+    """
+    events = ledger.events(run_id)
+    receipted = {
+        e.payload.get(PARENT_FIELD[LedgerEventType.EXECUTION_RECEIPT] or "")
+        for e in events
+        if e.event_type is LedgerEventType.EXECUTION_RECEIPT
+    }
+    return [
+        LedgerIssue(
+            e.sequence,
+            e.event_id,
+            S.INCOMPLETE_EXECUTION,
+            f"execution authorization of proposal {e.payload.get('proposal_id')!r} has no receipt (dangling)",
+        )
+        for e in events
+        if e.event_type is LedgerEventType.EXECUTION_AUTHORIZATION and e.event_id not in receipted
+    ]
 
 
 def format_report(result: dict[str, Any], *, max_errors: int = 20) -> str:

@@ -10,6 +10,7 @@ copies stay on disk); bad parameters are rejected before any kernel starts.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from collections.abc import Sequence
@@ -21,6 +22,8 @@ from colony.notebooks.parameters import parameter_spec, parse_assignment
 from colony.notebooks.runner import NotebookResult, discover_notebooks, run_all
 
 __all__ = ["add_arguments", "register", "run_command"]
+
+_RUNNER_MODULES = ("papermill", "nbformat")  # what running a notebook needs, from the notebooks extra
 
 DEFAULT_OUTPUT_DIR = "output/notebooks"
 
@@ -102,6 +105,9 @@ def run_command(args: argparse.Namespace) -> int:
         return 0
     if args.action != "run":
         raise ValidationError("action", "choose an action: run or list")
+    for module in _RUNNER_MODULES:  # a lean install: name the missing extra, not a missing notebooks/ directory
+        if importlib.util.find_spec(module) is None:
+            raise ModuleNotFoundError(f"No module named {module!r}", name=module)
     params = _parameters(args.parameter)
     where = f"Dask scheduler {args.scheduler}" if args.scheduler else f"{args.parallel} worker(s)"
     print(f"running notebooks on {where} → {Path(args.output_dir)}", file=sys.stderr, flush=True)

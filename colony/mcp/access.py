@@ -53,6 +53,8 @@ OPERATOR_TOOLS: Final = frozenset(
         "cli_ai_generate",
         "cli_workflow_run",
         "cli_run_quick",
+        "colony_approve_hold",  # the gateway's: releasing a held call is a person's decision, not the agent's
+        "colony_held_calls",
     }
 )
 

@@ -1,4 +1,4 @@
-"""A HOLD put to the user through MCP elicitation: forwarded only on an explicit yes, and recorded so."""
+"""A HOLD is released by an operator, never by the caller's own answer; the record names who approved."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.shared.exceptions import MCPError
 
 from colony.kernel import ColonyKernel
 from colony.mcp.gateway.core import Gateway
@@ -44,35 +43,54 @@ def _summary(kernel: ColonyKernel, proposal_id: str) -> str:
     return str(row[0])
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_an_approved_hold_is_forwarded_and_the_approval_recorded(scratch: Scratch, mode: str) -> None:
+async def test_an_operator_approval_releases_a_held_call_once_and_is_recorded(scratch: Scratch) -> None:
     target = scratch.files / "out" / "held.txt"
-    user = User()
-    async with running(gateway_config(scratch)) as (gw, setup):
-        await _pressure(setup, target)
-        async with Client(gw.server("alice"), mode=mode, elicitation_callback=user) as c:
-            result = await c.call_tool("fs__write_file", {"path": str(target), "content": "approved"})
-            assert not result.is_error, result.content
-            stamp = result.meta["colony/gateway"]  # type: ignore[index]
-            assert stamp["decision"] == "hold" and stamp["approved_by"] == "the user approved through MCP elicitation"
-            assert len(user.questions) == 1 and "colony held fs__write_file" in user.questions[0]
-            assert "forwarded after a HOLD" in _summary(gw.kernel, stamp["proposal_id"])
+    args = {"path": str(target), "content": "approved"}
+    async with running(gateway_config(scratch)) as (gw, c):
+        await _pressure(c, target)
+        held = await c.call_tool("fs__write_file", args)
+        assert held.is_error and held.structured_content is not None and held.structured_content["decision"] == "hold"
+        pid = held.structured_content["approval_id"]
+        assert "colony_approve_hold" in held.content[0].text  # type: ignore[union-attr]
+        early = await c.call_tool("fs__write_file", args, meta={"colony/approved_hold": pid})
+        assert early.is_error and "not approved yet" in early.content[0].text and not target.exists()  # type: ignore[union-attr]
+        async with Client(gw.server("ops", operator=True)) as ops:
+            assert not (await ops.call_tool("colony_approve_hold", {"proposal_id": pid})).is_error
+        result = await c.call_tool("fs__write_file", args, meta={"colony/approved_hold": pid})
+        assert not result.is_error, result.content
+        stamp = result.meta["colony/gateway"]  # type: ignore[index]
+        assert stamp["decision"] == "hold" and stamp["approved_by"] == "operator 'ops'" and stamp["proposal_id"] == pid
+        assert "approved by operator 'ops'" in _summary(gw.kernel, pid)
     assert target.read_text() == "approved"
 
 
-@pytest.mark.parametrize(
-    ("mode", "action", "approve"), [("auto", "decline", False), ("legacy", "accept", False), ("auto", "cancel", False)]
-)
-async def test_a_hold_without_a_yes_forwards_nothing(scratch: Scratch, mode: str, action: str, approve: bool) -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_callers_own_elicitation_answer_never_releases_its_hold(scratch: Scratch, mode: str) -> None:
     target = scratch.files / "out" / "held.txt"
+    user = User()  # a client that answers yes to anything
     async with running(gateway_config(scratch)) as (gw, setup):
         await _pressure(setup, target)
-        async with Client(gw.server("alice"), mode=mode, elicitation_callback=User(action, approve)) as c:
-            result = await c.call_tool("fs__write_file", {"path": str(target), "content": "no"})
+        async with Client(gw.server("alice"), mode=mode, elicitation_callback=user) as c:
+            result = await c.call_tool("fs__write_file", {"path": str(target), "content": "self-approved"})
             assert result.is_error and result.structured_content is not None
             assert result.structured_content["decision"] == "hold" and "was not forwarded" in result.structured_content["error"]
-            pid = result.structured_content["proposal_id"]
-            assert not gw.kernel.consequence_memory.has_outcome(pid)
+            assert not gw.kernel.consequence_memory.has_outcome(result.structured_content["proposal_id"])
+            mine = await c.call_tool("colony_approve_hold", {"proposal_id": result.structured_content["approval_id"]})
+            assert mine.is_error and "only an operator" in mine.content[0].text  # type: ignore[union-attr]
+    assert user.questions == [] and not target.exists()
+
+
+async def test_an_operator_cannot_approve_its_own_held_call(scratch: Scratch) -> None:
+    target = scratch.files / "out" / "held.txt"
+    async with (
+        running(gateway_config(scratch, calibrate={"ops": 0.5})) as (gw, _),
+        Client(gw.server("ops", operator=True)) as ops,
+    ):
+        await _pressure(ops, target)
+        held = await ops.call_tool("fs__write_file", {"path": str(target), "content": "mine"})
+        pid = (held.structured_content or {})["approval_id"]
+        own = await ops.call_tool("colony_approve_hold", {"proposal_id": pid})
+        assert own.is_error and "cannot approve its own" in own.content[0].text  # type: ignore[union-attr]
     assert not target.exists()
 
 
@@ -86,7 +104,7 @@ async def test_a_client_that_cannot_be_asked_gets_the_required_evidence(scratch:
     assert not target.exists()
 
 
-async def test_with_attestation_on_a_hold_is_never_put_to_the_user(scratch: Scratch, tmp_path: Path) -> None:
+async def test_with_attestation_on_a_hold_is_final(scratch: Scratch, tmp_path: Path) -> None:
     from colony.kernel import ColonyKernelConfig
 
     kernel = ColonyKernel(ColonyKernelConfig(attestation_mode="optional", attestation_key=b"k" * 32))
@@ -100,33 +118,6 @@ async def test_with_attestation_on_a_hold_is_never_put_to_the_user(scratch: Scra
         await _pressure(c, target)
         result = await c.call_tool("fs__write_file", {"path": str(target), "content": "no"})
         assert result.is_error and result.structured_content is not None and result.structured_content["decision"] == "hold"
+        assert "approval_id" not in result.structured_content  # the ledger authorizes EXECUTE verdicts only
     assert user.questions == [] and not target.exists()
     kernel.close()
-
-
-async def test_an_approval_round_cannot_be_replayed_or_moved_to_another_call(scratch: Scratch) -> None:
-    target = scratch.files / "out" / "held.txt"
-    async with running(gateway_config(scratch)) as (gw, setup):
-        await _pressure(setup, target)
-        async with Client(gw.server("alice"), elicitation_callback=User()) as c:
-            session = c.session
-            args = {"path": str(target), "content": "once"}
-            first = await session.call_tool("fs__write_file", args, allow_input_required=True)
-            assert isinstance(first, types.InputRequiredResult) and first.request_state
-            yes = {"colony/approval": types.ElicitResult(action="accept", content={"approve": True})}
-            other = {"path": str(scratch.files / "elsewhere.txt"), "content": "moved"}
-            with pytest.raises(MCPError, match="Invalid or expired requestState"):  # the SDK binds the state to the request
-                await session.call_tool(
-                    "fs__write_file", other, input_responses=yes, request_state=first.request_state, allow_input_required=True
-                )
-            done = await session.call_tool(
-                "fs__write_file", args, input_responses=yes, request_state=first.request_state, allow_input_required=True
-            )
-            assert isinstance(done, types.CallToolResult) and not done.is_error
-            target.unlink()
-            again = await session.call_tool(
-                "fs__write_file", args, input_responses=yes, request_state=first.request_state, allow_input_required=True
-            )
-            assert isinstance(again, types.CallToolResult) and again.is_error
-            assert "already settled" in again.content[0].text  # type: ignore[union-attr]
-    assert not target.exists() and not (scratch.files / "elsewhere.txt").exists()

@@ -75,7 +75,7 @@ async def test_every_forwarded_call_is_attested_end_to_end_and_the_ledger_verifi
             receipt = stamp["receipt"]
             assert life.receipt.payload["receipt_digest"] == digest_json(receipt)
             tool = name.split("__", 1)[1]
-            assert receipt["request_sha256"] == digest_json({"name": tool, "arguments": args})
+            assert receipt["request_sha256"] == digest_json({"name": tool, "arguments": args})  # the paths were canonical
             if receipt["failure"] in ("timeout", "connection_lost"):
                 assert receipt["result_sha256"] is None
             else:

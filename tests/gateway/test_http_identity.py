@@ -13,15 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import mcp_types as types
 import psutil
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.shared.exceptions import MCPError
 
 from colony.cli import main as cli_main
 from colony.kernel import ColonyKernel, ColonyKernelConfig
-from colony.mcp.gateway.approval import APPROVAL_KEY
 from tests.gateway.conftest import GATEWAY, ROOT, Scratch, gate, upstreams, write_config
 from tests.gateway.test_approval import User
 from tests.mcp.support import TOKEN, ServerProcess, initialize_message, register_agents, start_http_server
@@ -97,16 +94,17 @@ async def test_an_agent_id_in_the_arguments_or_meta_never_changes_the_agent(scra
     claims = {"agent_id": "alice", "colony/agent_id": "alice"}
     try:
         async with server.client(token=tokens["bob"]) as bob:
-            arguments = {**_write(scratch.files / "claimed.txt", "written by bob"), "agent_id": "alice"}
-            claimed = gate(await bob.call_tool("fs__write_file", arguments, meta=claims))
+            undeclared = await bob.call_tool("fs__write_file", {**_write(scratch.files / "x.txt", "x"), "agent_id": "alice"})
+            assert undeclared.is_error and "takes no argument 'agent_id'" in gate(undeclared)["error"]  # refused, unproposed
+            claimed = gate(
+                await bob.call_tool("fs__write_file", _write(scratch.files / "claimed.txt", "written by bob"), meta=claims)
+            )
             branch = gate(
-                await bob.call_tool(
-                    "git__git_create_branch", {"repo_path": str(scratch.repo), "branch_name": "b", "agent_id": "alice"}
-                )
+                await bob.call_tool("git__git_create_branch", {"repo_path": str(scratch.repo), "branch_name": "b"}, meta=claims)
             )
     finally:
         assert server.stop() == 0, server.stderr
-    assert (scratch.files / "claimed.txt").read_text() == "written by bob"  # the argument went upstream unchanged
+    assert (scratch.files / "claimed.txt").read_text() == "written by bob" and not (scratch.files / "x.txt").exists()
     kernel = _read_state(state)
     try:
         for stamp in (claimed, branch):
@@ -222,36 +220,34 @@ def test_http_start_up_errors_say_what_is_wrong_and_start_nothing(
     assert {p.pid for p in psutil.Process().children(recursive=True)} == children  # no upstream started for a bad set-up
 
 
-async def test_a_held_call_is_asked_of_its_own_user_over_http_and_another_token_cannot_take_it_over(
+async def test_a_held_call_is_released_by_an_operators_token_only_and_only_to_its_own_agent(
     scratch: Scratch, tmp_path: Path
 ) -> None:
     state = tmp_path / "colony.sqlite"
-    tokens = register_agents(state, "alice", "bob")
+    tokens = register_agents(state, "alice", "bob") | register_agents(state, "ops", role="operator")
     server = _start(_config(scratch, tmp_path, state))
     target = scratch.files / "out" / "held.txt"
     args = _write(target, "approved")
-    yes = {APPROVAL_KEY: types.ElicitResult(action="accept", content={"approve": True})}
     try:
         async with server.client(token=tokens["alice"], elicitation_callback=User()) as alice:
             failed = await alice.call_tool("fs__write_file", _write(target, "v0"))  # its directory does not exist yet
             assert gate(failed)["outcome"] == "failure"  # the target is now under alice's failure pressure
             target.parent.mkdir()
-            held = await alice.session.call_tool("fs__write_file", args, allow_input_required=True)
-            assert isinstance(held, types.InputRequiredResult) and held.request_state
-            async with server.client(token=tokens["bob"]) as bob:
-                with pytest.raises(MCPError, match="Invalid or expired requestState"):  # sealed for alice's credentials
-                    await bob.session.call_tool(
-                        "fs__write_file", args, input_responses=yes, request_state=held.request_state, allow_input_required=True
-                    )
-            assert not target.exists()
-            done = await alice.session.call_tool(
-                "fs__write_file", args, input_responses=yes, request_state=held.request_state, allow_input_required=True
-            )
-            assert isinstance(done, types.CallToolResult) and not done.is_error and target.read_text() == "approved"
-        user = User()  # a handshake-era client is asked in the middle of the call, on the call's own SSE stream
-        async with server.client(token=tokens["alice"], elicitation_callback=user, mode="legacy") as legacy:
-            again = await legacy.call_tool("fs__write_file", _write(target, "approved again"))
-        assert not again.is_error and gate(again)["approved_by"] == "the user approved through MCP elicitation"
-        assert len(user.questions) == 1 and target.read_text() == "approved again"
+            held = gate(await alice.call_tool("fs__write_file", args))
+            assert held["decision"] == "hold" and held["approval_id"]
+            pid = held["approval_id"]
+            own = await alice.call_tool("colony_approve_hold", {"proposal_id": pid})  # an agent's token cannot approve
+            assert own.is_error and "only an operator" in own.content[0].text  # type: ignore[union-attr]
+            async with server.client(token=tokens["ops"]) as ops:
+                listed = await ops.call_tool("colony_held_calls", {})
+                assert [h["proposal_id"] for h in (listed.structured_content or {})["held"]] == [pid]
+                assert not (await ops.call_tool("colony_approve_hold", {"proposal_id": pid})).is_error
+            async with server.client(token=tokens["bob"]) as bob:  # another agent cannot use alice's approval
+                taken = await bob.call_tool("fs__write_file", args, meta={"colony/approved_hold": pid})
+                assert taken.is_error and not target.exists()
+            done = await alice.call_tool("fs__write_file", args, meta={"colony/approved_hold": pid})
+            assert not done.is_error and gate(done)["approved_by"] == "operator 'ops'" and target.read_text() == "approved"
+            again = await alice.call_tool("fs__write_file", _write(target, "twice"), meta={"colony/approved_hold": pid})
+            assert again.is_error and target.read_text() == "approved"  # an approval releases one call once
     finally:
         assert server.stop() == 0, server.stderr

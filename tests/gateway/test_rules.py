@@ -7,26 +7,47 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
 import pytest
-from mcp.server.mcpserver.context import Context
 
 from colony.errors import ConfigError, ValidationError
 from colony.mcp.gateway import approval
 from colony.mcp.gateway.config import ToolRule, load_gateway_config, packaged_defaults, parse_gateway_config
 from colony.mcp.gateway.mapping import ToolRules, default_target, render_target
 from colony.mcp.gateway.proposal import NOT_STATED, intent_from_meta, tool_call_proposal
+from colony.models import GateDecision, GateResult
 
 STDIO = {"command": "node", "args": ["server.js"]}
 
 
 @pytest.mark.parametrize(
     "module",
-    ["colony.mcp.gateway.config", "colony.mcp.gateway.mapping", "colony.mcp.gateway.proposal", "colony.mcp.gateway.identity"],
+    [
+        "colony.mcp.gateway.config",
+        "colony.mcp.gateway.mapping",
+        "colony.mcp.gateway.proposal",
+        "colony.mcp.gateway.identity",
+        "colony.mcp.gateway.targets",
+        "colony.mcp.gateway.schema",
+    ],
 )
 def test_docstring_examples_run(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_path_roots_are_the_declared_roots_else_a_stdio_upstreams_cwd() -> None:
+    cfg = parse_gateway_config(
+        {
+            "upstreams": {
+                "a": {**STDIO, "roots": ["/srv/a", "/srv/b"], "cwd": "/srv"},
+                "b": {**STDIO, "cwd": "/srv"},
+                "c": STDIO,
+                "d": {"url": "https://x.example/mcp"},
+            }
+        }
+    )
+    assert [cfg.upstreams[n].path_roots for n in "abcd"] == [("/srv/a", "/srv/b"), ("/srv",), (), ()]
+    assert [cfg.upstreams[n].local_paths for n in "abcd"] == [True, True, True, False]
 
 
 def test_defaults_come_from_the_packaged_file_and_can_be_overridden() -> None:
@@ -199,23 +220,47 @@ def test_intent_keeps_what_was_said_and_nothing_else() -> None:
     )
 
 
-def _retry(state: str | None, responses: dict[str, Any] | None) -> Context[Any, Any]:
-    return Context(input_params=types.InputResponseRequestParams(request_state=state, input_responses=responses))
+def test_a_held_call_is_released_once_by_an_operator_who_is_not_its_agent() -> None:
+    verdict = GateResult(GateDecision.HOLD, 0.62, "held")
+    p = tool_call_proposal(
+        agent_id="a",
+        agent_type="t",
+        action_type="fs__w",
+        target="/x",
+        intent=intent_from_meta({}),
+        expected_default="e",
+        created_at=1.0,
+    )
+    holds = approval.Holds()
+    holds.hold(approval.Held("a", "fs__w", "d" * 64, (p,), verdict))
+    meta = {approval.APPROVED_KEY: p.proposal_id}
+    with pytest.raises(ValidationError, match="not approved yet"):
+        holds.claim(meta, "a", "fs__w", "d" * 64)
+    with pytest.raises(ValidationError, match="cannot approve its own"):
+        holds.approve(p.proposal_id, "a")
+    with pytest.raises(ValidationError, match="no held call"):
+        holds.approve("nope", "ops")
+    assert holds.approve(p.proposal_id, "ops").approved_by == "ops"
+    with pytest.raises(ValidationError, match="no held call of this caller"):
+        holds.claim(meta, "b", "fs__w", "d" * 64)
+    with pytest.raises(ValidationError, match="arguments differ"):
+        holds.claim(meta, "a", "fs__w", "e" * 64)
+    assert holds.claim({}, "a", "fs__w", "d" * 64) is None
+    claimed = holds.claim(meta, "a", "fs__w", "d" * 64)
+    assert claimed is not None and claimed.proposals == (p,)
+    with pytest.raises(ValidationError, match="already used"):
+        holds.claim(meta, "a", "fs__w", "d" * 64)
 
 
-def test_an_approval_round_is_read_only_from_its_own_state() -> None:
-    held = approval.held_request("p-1", 0.62, "held", "d" * 64, "forward?")
-    assert approval.APPROVAL_KEY in held.input_requests and held.request_state
-    yes = {approval.APPROVAL_KEY: types.ElicitResult(action="accept", content={"approve": True})}
-    resumed = approval.resumed(_retry(held.request_state, yes), "d" * 64)
-    assert resumed is not None and (resumed.proposal_id, resumed.gate_score, resumed.approval.approved) == ("p-1", 0.62, True)
-    no_answer = approval.resumed(_retry(held.request_state, {}), "d" * 64)
-    assert no_answer is not None and not no_answer.approval.approved
-    assert approval.resumed(_retry(None, None), "d" * 64) is None
-    assert approval.resumed(None, "d" * 64) is None
-    with pytest.raises(ValidationError, match="belongs to another call"):
-        approval.resumed(_retry(held.request_state, yes), "e" * 64)
-    for bad in ("not json", '{"v": 1}', '{"v": 2, "proposal_id": "p", "gate_score": 1, "reason": "r"}'):
-        with pytest.raises(ValidationError, match="is not a colony approval round"):
-            approval.resumed(_retry(bad, yes), "d" * 64)
-    assert not approval.can_ask(None, attested=False) and not approval.can_ask(Context(), attested=False)
+def test_staged_paths_are_judged_inside_the_repository_and_forwarded_relative_to_it(tmp_path: Path) -> None:
+    from colony.mcp.gateway.targets import PathResolver
+
+    repo = (tmp_path / "repo").resolve()
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "a.py").write_text("a\n")
+    rules, resolver = ToolRules({}), PathResolver([])
+    sent, targets = rules.targets("git", "git_add", {"repo_path": f"{repo}/src/..", "files": [".", "src/../src/a.py"]}, resolver)
+    assert sent == {"repo_path": str(repo), "files": [".", "src/a.py"]}
+    assert targets == [str(repo), f"{repo}/src/a.py"]  # the repository first, then what is staged; "." is the repository
+    with pytest.raises(ValidationError, match=r"files\[0\]: .* lies outside"):
+        rules.targets("git", "git_add", {"repo_path": str(repo), "files": ["../elsewhere.txt"]}, resolver)

@@ -1,153 +1,103 @@
-"""Asking the user about a HOLD through MCP elicitation, on both protocol eras.
+"""Releasing a HOLD: an operator's approval, never the caller's own answer.
 
-A HOLD verdict may be put to the user when the calling client declared the elicitation
-capability (and attestation is off: the ledger authorizes EXECUTE verdicts only). The
-question is a form with one boolean, ``approve``. Only an ``accept`` answer with
-``approve: true`` forwards the call; a decline, a cancel, ``approve: false``, an error or
-no answer in time forwards nothing.
+A held call stays held until an operator approves it. The calling agent cannot release it:
+its client's elicitation answer is not asked for (an agent answering its own question is no
+approval), and it cannot approve its own proposal even when it holds operator rights.
 
-* Handshake-era clients (≤ 2025-11-25) get an ``elicitation/create`` request in the middle
-  of the call, answered within ``approval_timeout_seconds``.
-* 2026-07-28 clients get an ``InputRequiredResult`` carrying the question; they retry the
-  same call with the answer. The proposal id and a digest of the call ride in
-  ``request_state``, which the SDK seals, so a retry resumes exactly the proposal that was
-  held and cannot be pointed at another call.
+1. A HOLD (attestation off) is remembered with the caller, the tool and a digest of the
+   resolved arguments; the agent's error names the proposal id and how to go on.
+2. An operator approves it with the operator-only gateway tool ``colony_approve_hold``
+   (:data:`APPROVE_TOOL`, ``{"proposal_id": ...}``), over a channel the agent's token cannot
+   use (an operator's own token on the gateway's HTTP endpoint, or a server of the same
+   gateway bound to an operator in-process); ``colony_held_calls`` lists what waits. Held
+   calls live in the gateway process, so the approval goes to the gateway that held the call.
+3. The agent retries the same call with ``_meta`` ``{"colony/approved_hold": proposal_id}``:
+   the same agent, tool and arguments, approved and not yet used, forward the held
+   proposal(s) once; the record names the operator who approved.
+
+With attestation on, a HOLD is final (the ledger authorizes EXECUTE verdicts only): the agent
+re-proposes with evidence instead.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
-import mcp_types as types
-from mcp.server.mcpserver.context import Context
-from mcp.shared.exceptions import MCPError
-from mcp_types.version import is_version_at_least
-
 from colony.errors import ValidationError
+from colony.models import ActionProposal, GateResult
 
-__all__ = ["APPROVAL_KEY", "Approval", "Resumed", "can_ask", "held_request", "legacy_ask", "question", "resumed"]
+__all__ = ["APPROVED_KEY", "APPROVE_TOOL", "LIST_TOOL", "Held", "Holds"]
 
-APPROVAL_KEY = "colony/approval"
-_MODERN = "2026-07-28"
-_STATE_VERSION = 1
-_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "approve": {
-            "type": "boolean",
-            "title": "Approve",
-            "description": "Forward this held call to the upstream server anyway",
+APPROVED_KEY = "colony/approved_hold"
+APPROVE_TOOL = "colony_approve_hold"
+LIST_TOOL = "colony_held_calls"
+_MAX_HELD = 4096
+
+
+@dataclass(slots=True)
+class Held:
+    """A held call: who made it, which tool with which (resolved) arguments, its proposals and verdict."""
+
+    agent_id: str
+    tool: str
+    request_digest: str
+    proposals: tuple[ActionProposal, ...]
+    verdict: GateResult
+    approved_by: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-shaped, for the operator's listing."""
+        return {
+            "proposal_id": self.proposals[0].proposal_id,
+            "agent_id": self.agent_id,
+            "tool": self.tool,
+            "targets": [p.target for p in self.proposals],
+            "gate_score": self.verdict.gate_score,
+            "reason": self.verdict.reason,
+            "approved_by": self.approved_by,
         }
-    },
-    "required": ["approve"],
-}
 
 
-@dataclass(frozen=True, slots=True)
-class Approval:
-    """The user's answer: ``approved`` only for an explicit yes; ``how`` says what happened."""
+class Holds:
+    """The held calls of one gateway, keyed by their (first) proposal id; the oldest dropped past a bound."""
 
-    approved: bool
-    how: str
+    def __init__(self) -> None:
+        self._held: dict[str, Held] = {}
 
+    def hold(self, held: Held) -> None:
+        """Remember a held call until an operator approves it and its agent retries it."""
+        self._held[held.proposals[0].proposal_id] = held
+        while len(self._held) > _MAX_HELD:
+            del self._held[next(iter(self._held))]
 
-@dataclass(frozen=True, slots=True)
-class Resumed:
-    """A retried call: the held proposal, its verdict's score and reason, and the user's answer."""
+    def listing(self) -> list[dict[str, Any]]:
+        """Every held call, oldest first."""
+        return [h.to_dict() for h in self._held.values()]
 
-    proposal_id: str
-    gate_score: float
-    reason: str
-    approval: Approval
+    def approve(self, proposal_id: object, operator_id: str) -> Held:
+        """Mark a held call approved by ``operator_id``; ValidationError for an unknown one or the agent's own."""
+        if not isinstance(proposal_id, str) or proposal_id not in self._held:
+            raise ValidationError("proposal_id", f"{proposal_id!r} is no held call of this gateway", value=proposal_id)
+        held = self._held[proposal_id]
+        if held.agent_id == operator_id:
+            raise ValidationError("proposal_id", f"{operator_id!r} cannot approve its own held call")
+        held.approved_by = operator_id
+        return held
 
-
-def can_ask(context: Context[Any, Any] | None, *, attested: bool) -> bool:
-    """Whether a HOLD may be put to this caller's user."""
-    if context is None or attested:
-        return False
-    try:
-        caps = context.client_capabilities
-    except ValueError:  # a context outside a request (a direct, in-process call)
-        return False
-    return caps is not None and caps.elicitation is not None
-
-
-def question(tool: str, target: str, reason: str) -> str:
-    """The message shown to the user."""
-    return f"colony held {tool} at {target!r}: {reason} Forward it anyway?"
-
-
-def _answer(result: Any) -> Approval:
-    if not isinstance(result, types.ElicitResult):
-        return Approval(False, "the client answered with an error")
-    if result.action != "accept":
-        return Approval(False, f"the user chose {result.action}")
-    content = result.content or {}
-    if content.get("approve") is True:
-        return Approval(True, "the user approved through MCP elicitation")
-    return Approval(False, "the user did not approve")
-
-
-async def legacy_ask(context: Context[Any, Any], message: str, timeout: float) -> Approval:
-    """Ask mid-call (handshake-era clients); no answer within ``timeout`` is no approval."""
-    try:
-        with anyio.fail_after(timeout):
-            result = await context.session.elicit_form(message, _SCHEMA, related_request_id=context.request_context.request_id)
-    except TimeoutError:
-        return Approval(False, f"no answer within {timeout:g} s")
-    except MCPError as exc:
-        return Approval(False, f"the question could not be asked ({exc})")
-    return _answer(result)
-
-
-def uses_input_required(context: Context[Any, Any]) -> bool:
-    """True when the negotiated revision carries questions in an ``InputRequiredResult``."""
-    version = context.protocol_version
-    return version is not None and is_version_at_least(version, _MODERN)
-
-
-def held_request(
-    proposal_id: str, gate_score: float, reason: str, request_digest: str, message: str
-) -> types.InputRequiredResult:
-    """The question for a 2026-07-28 client, with the held proposal in ``request_state``."""
-    request = types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=_SCHEMA))
-    state = json.dumps(
-        {
-            "v": _STATE_VERSION,
-            "proposal_id": proposal_id,
-            "gate_score": gate_score,
-            "reason": reason,
-            "request_sha256": request_digest,
-        }
-    )
-    return types.InputRequiredResult(input_requests={APPROVAL_KEY: request}, request_state=state)
-
-
-def resumed(context: Context[Any, Any] | None, request_digest: str) -> Resumed | None:
-    """For a retried call: the held proposal and the user's answer; None when this is not a retry.
-
-    Raises ValidationError when the retry does not belong to this call.
-    """
-    if context is None or context.request_state is None:
-        return None
-    try:
-        state = json.loads(context.request_state)
-        ok = (
-            isinstance(state, dict)
-            and state.get("v") == _STATE_VERSION
-            and isinstance(state.get("proposal_id"), str)
-            and isinstance(state.get("gate_score"), float | int)
-            and isinstance(state.get("reason"), str)
-        )
-    except ValueError:
-        ok = False
-    if not ok:
-        raise ValidationError("requestState", "is not a colony approval round")
-    if state.get("request_sha256") != request_digest:
-        raise ValidationError("requestState", "belongs to another call (tool or arguments differ)")
-    responses = context.input_responses or {}
-    answer = _answer(responses.get(APPROVAL_KEY))
-    return Resumed(state["proposal_id"], float(state["gate_score"]), state["reason"], answer)
+    def claim(self, meta: Mapping[str, Any] | None, agent_id: str, tool: str, request_digest: str) -> Held | None:
+        """For a retry naming an approved hold in ``_meta``: that hold (used up); None when the call names none."""
+        pid = (meta or {}).get(APPROVED_KEY)
+        if pid is None:
+            return None
+        held = self._held.get(pid) if isinstance(pid, str) else None
+        field = f"_meta.{APPROVED_KEY}"
+        if held is None or held.agent_id != agent_id or held.tool != tool:
+            raise ValidationError(field, f"{pid!r} is no held call of this caller and tool (or it was already used)")
+        if held.request_digest != request_digest:
+            raise ValidationError(field, "the arguments differ from the held call's")
+        if held.approved_by is None:
+            raise ValidationError(field, f"held call {pid!r} is not approved yet: an operator approves it with {APPROVE_TOOL}")
+        del self._held[pid]
+        return held

@@ -94,6 +94,9 @@ class ToolRule(BaseModel):
 class UpstreamConfig(BaseModel):
     """One upstream MCP server: a stdio command or a Streamable HTTP URL, and its tool rules.
 
+    ``roots``: the directories the upstream works in; path arguments are resolved inside them
+    (:mod:`colony.mcp.gateway.targets`) and a path outside them is refused. Paths of a stdio
+    upstream are resolved on this host even without roots (then only absolute paths pass).
     ``protocol``: ``auto`` negotiates the newest revision both sides speak; ``legacy`` forces
     the initialize handshake (2025-11-25), for a server that stumbles on discovery.
     """
@@ -108,6 +111,7 @@ class UpstreamConfig(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     call_timeout_seconds: PositiveFloat | None = None
     protocol: Literal["auto", "legacy"] = "auto"
+    roots: tuple[str, ...] = ()
     tools: dict[str, ToolRule] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -119,6 +123,16 @@ class UpstreamConfig(BaseModel):
         if self.command is not None and self.headers:
             raise ValueError("headers belong to a url, not to a stdio command")
         return self
+
+    @property
+    def path_roots(self) -> tuple[str, ...]:
+        """The directories path arguments are resolved in: ``roots``, else a stdio upstream's ``cwd``, else none."""
+        return self.roots or ((self.cwd,) if self.command is not None and self.cwd else ())
+
+    @property
+    def local_paths(self) -> bool:
+        """Whether path arguments name this host's files (a stdio upstream, or roots given)."""
+        return self.command is not None or bool(self.roots)
 
     @property
     def transport(self) -> Literal["stdio", "http"]:

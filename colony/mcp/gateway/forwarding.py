@@ -2,20 +2,26 @@
 
 For a gated tool:
 
-1. the call becomes a proposal (:mod:`colony.mcp.gateway.proposal`) for the
-   authenticated agent, at the target the mapping rules give;
-2. EXECUTE forwards the call; HOLD answers with a tool error listing the gate's
-   required evidence, or puts the call to the user (:mod:`colony.mcp.gateway.approval`)
-   and forwards only on an explicit yes; REFUSE answers with the reason and never
-   reaches the upstream;
-3. the outcome of a forwarded call is recorded from what happened: an error result, a
-   timeout or a lost connection is a failure, anything else a success. With
-   attestation on, the ledger gets the whole chain: proposal → verdict →
-   authorization → receipt (SHA-256 of the request and of the result) → outcome.
+1. the arguments are checked against the upstream tool's input schema
+   (:mod:`colony.mcp.gateway.schema`): an invalid call is refused before anything else;
+2. every path argument is resolved to the real path the upstream will touch
+   (:mod:`colony.mcp.gateway.targets`), and the call becomes one proposal per target
+   (:mod:`colony.mcp.gateway.proposal`) for the authenticated agent; the worst verdict counts,
+   and the outcome is recorded once, at the first target (the repository for the git tools);
+3. EXECUTE forwards the call with the resolved paths; HOLD answers with a tool error listing
+   the gate's required evidence, and forwards only after an operator approved it
+   (:mod:`colony.mcp.gateway.approval`); REFUSE answers with the reason and never reaches
+   the upstream;
+4. the outcome of a forwarded call is recorded from what happened, shielded from the
+   caller's cancellation or disconnection: an error result, a timeout or a lost connection
+   is a failure, an unexpected end "unknown", anything else a success. With attestation
+   on, the ledger gets the whole chain: proposal → verdict → authorization → receipt
+   (SHA-256 of the request and of the result) → outcome.
 
 A read-only tool (per the mapping) is forwarded without a proposal and records nothing.
-A call that cannot be gated (no target, malformed ``_meta``) or whose upstream is down is
-answered with a tool error before anything is proposed. Kernel calls run inline for an
+A call that cannot be gated (an unpinnable path, malformed ``_meta``) or whose upstream is
+down (:meth:`~colony.mcp.gateway.upstream.Upstream.alive`) is answered with a tool error
+before anything is proposed. Kernel calls run inline for an
 in-memory or SQLite colony (well under a millisecond) and in a worker thread for a networked
 store (a ``postgresql://`` state), so a remote round trip never stalls the event loop.
 """
@@ -28,18 +34,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import anyio.to_thread
 import mcp_types as types
 from mcp.server.mcpserver.context import Context
 
 from colony.attestation.canonical import digest_json
-from colony.errors import ColonyError, ValidationError
+from colony.errors import ColonyError
 from colony.kernel import ColonyKernel
 from colony.mcp.gateway import approval
 from colony.mcp.gateway.config import GatewayConfig
 from colony.mcp.gateway.mapping import ToolRules
 from colony.mcp.gateway.proposal import intent_from_meta, tool_call_proposal
 from colony.mcp.gateway.results import forwarded, gate_error, result_digest, tool_error
+from colony.mcp.gateway.schema import check_arguments
+from colony.mcp.gateway.targets import PathResolver
 from colony.mcp.gateway.upstream import Upstream, UpstreamCallFailed, UpstreamUnavailable
 from colony.models import ActionProposal, GateDecision, GateResult
 
@@ -50,7 +59,7 @@ log = logging.getLogger("colony.gateway")
 AGENT_TYPE = "mcp_gateway"
 ACTOR = "colony-gateway"
 INTERNAL_ERROR = "colony gateway: internal error (logged)"
-_MAX_RESUMED = 4096
+_SEVERITY = {GateDecision.EXECUTE: 0, GateDecision.HOLD: 1, GateDecision.REFUSE: 2}
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +105,8 @@ class Forwarder:
         # (a context switch each way, milliseconds on a busy machine) than it saves. A networked store goes to a thread.
         self._offload = "://" in str(kernel.config.state_path or "")
         self._monotonic = monotonic
-        # held proposals whose approval round was taken (at most once each); once an outcome is recorded the kernel
-        # remembers it, so only unanswered or declined rounds stay here, the oldest dropped past the bound
-        self._resumed: dict[str, None] = {}
+        self.resolvers = {name: PathResolver(up.path_roots) if up.local_paths else None for name, up in config.upstreams.items()}
+        self.holds = approval.Holds()
 
     async def _kernel(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self._offload:
@@ -108,7 +116,7 @@ class Forwarder:
     # ------------------------------------------------------------------ entry
     async def handle(
         self, agent_id: str, route: Route, arguments: dict[str, Any], context: Context[Any, Any] | None
-    ) -> types.CallToolResult | types.InputRequiredResult:
+    ) -> types.CallToolResult:
         """Gate and (maybe) forward one call; never raises for a failure of the call itself."""
         try:
             if self.rules[route.upstream.name].rule(route.tool).read_only:
@@ -128,54 +136,44 @@ class Forwarder:
 
     async def _gated(
         self, agent_id: str, route: Route, arguments: dict[str, Any], context: Context[Any, Any] | None
-    ) -> types.CallToolResult | types.InputRequiredResult:
-        request_digest = digest_json({"tool": route.name, "arguments": arguments}, field="arguments")
-        resumed = approval.resumed(context, request_digest)
-        if resumed is not None:
-            return await self._resume(agent_id, route, arguments, resumed)
-        upstream = route.upstream
-        target = self.rules[upstream.name].target(upstream.name, route.tool, arguments)
-        intent = intent_from_meta(_request_meta(context))
-        if upstream.state != "ready":  # nothing to propose for an action that cannot happen now
-            raise UpstreamUnavailable(upstream.name, upstream.last_error or "not connected yet")
-        proposal = tool_call_proposal(
-            agent_id=agent_id,
-            agent_type=AGENT_TYPE,
-            action_type=route.name,
-            target=target,
-            intent=intent,
-            expected_default=f"{route.tool} on {upstream.name} returns a result that is not an error",
-            created_at=self.kernel.config.clock(),
-        )
-        verdict: GateResult = await self._kernel(self.kernel.propose_action, proposal)
-        if verdict.decision is GateDecision.EXECUTE:
-            return await self._execute(route, arguments, proposal, verdict, approved_by=None)
-        if verdict.decision is GateDecision.HOLD and approval.can_ask(context, attested=self.attested):
-            assert context is not None
-            message = approval.question(route.name, target, verdict.reason)
-            if approval.uses_input_required(context):
-                return approval.held_request(proposal.proposal_id, verdict.gate_score, verdict.reason, request_digest, message)
-            answer = await approval.legacy_ask(context, message, self.config.defaults.approval_timeout_seconds)
-            if answer.approved:
-                return await self._execute(route, arguments, proposal, verdict, approved_by=answer.how)
-            return _not_approved(route, target, verdict, proposal, answer)
-        return gate_error(route.name, target, verdict, proposal.proposal_id, intent.missing)
-
-    async def _resume(
-        self, agent_id: str, route: Route, arguments: dict[str, Any], resumed: approval.Resumed
     ) -> types.CallToolResult:
-        pid = resumed.proposal_id
-        proposal: ActionProposal | None = await self._kernel(self.kernel.get_proposal, pid)
-        settled = pid in self._resumed or await self._kernel(self.kernel.consequence_memory.has_outcome, pid)
-        if proposal is None or settled or proposal.agent_id != agent_id or proposal.action_type != route.name:
-            raise ValidationError("requestState", f"held proposal {pid!r} is unknown, already settled, or not this caller's")
-        self._resumed[pid] = None
-        while len(self._resumed) > _MAX_RESUMED:
-            del self._resumed[next(iter(self._resumed))]
-        held = GateResult(GateDecision.HOLD, resumed.gate_score, resumed.reason)
-        if not resumed.approval.approved:
-            return _not_approved(route, proposal.target, held, proposal, resumed.approval)
-        return await self._execute(route, arguments, proposal, held, approved_by=resumed.approval.how)
+        upstream = route.upstream
+        check_arguments(route.name, upstream.tools[route.tool].input_schema, arguments)  # before anything is proposed
+        arguments, targets = self.rules[upstream.name].targets(
+            upstream.name, route.tool, arguments, self.resolvers[upstream.name]
+        )
+        meta = _request_meta(context)
+        intent = intent_from_meta(meta)
+        request_digest = digest_json({"tool": route.name, "arguments": arguments}, field="arguments")
+        released = self.holds.claim(meta, agent_id, route.name, request_digest)
+        if not await upstream.alive():  # nothing to propose for an action that cannot happen now
+            raise UpstreamUnavailable(upstream.name, upstream.last_error or "not connected yet")
+        if released is not None:
+            return await self._execute(
+                route, arguments, released.proposals, released.verdict, f"operator {released.approved_by!r}"
+            )
+        proposals = tuple(
+            tool_call_proposal(
+                agent_id=agent_id,
+                agent_type=AGENT_TYPE,
+                action_type=route.name,
+                target=target,
+                intent=intent,
+                expected_default=f"{route.tool} on {upstream.name} returns a result that is not an error",
+                created_at=self.kernel.config.clock(),
+            )
+            for target in targets
+        )
+        verdicts: list[GateResult] = [await self._kernel(self.kernel.propose_action, p) for p in proposals]
+        worst = max(range(len(verdicts)), key=lambda i: _SEVERITY[verdicts[i].decision])  # judged on every target
+        verdict, proposal = verdicts[worst], proposals[worst]
+        if verdict.decision is GateDecision.EXECUTE:
+            return await self._execute(route, arguments, proposals, verdict, None)
+        hint = None
+        if verdict.decision is GateDecision.HOLD and not self.attested:
+            self.holds.hold(approval.Held(agent_id, route.name, request_digest, proposals, verdict))
+            hint = proposals[0].proposal_id
+        return gate_error(route.name, proposal.target, verdict, proposal.proposal_id, intent.missing, approval_id=hint)
 
     # ---------------------------------------------------------------- execute
     async def _send(self, route: Route, arguments: dict[str, Any]) -> _Sent:
@@ -186,6 +184,9 @@ class Forwarder:
         except (UpstreamCallFailed, UpstreamUnavailable) as exc:
             kind = exc.kind if isinstance(exc, UpstreamCallFailed) else "not_sent"
             return _Sent(None, True, str(exc), kind, self._monotonic() - start)
+        except Exception as exc:  # whatever else ended the call: the upstream may have acted, so the outcome is unknown
+            log.exception("gateway: forwarding %s failed", route.name)
+            return _Sent(None, True, f"the outcome is unknown: {type(exc).__name__}: {exc}", "unknown", self._monotonic() - start)
         seconds = self._monotonic() - start
         if result.is_error:
             text = " ".join(c.text for c in result.content if isinstance(c, types.TextContent))[:500]
@@ -193,36 +194,49 @@ class Forwarder:
         return _Sent(result, False, "the upstream returned a result", None, seconds)
 
     async def _execute(
-        self, route: Route, arguments: dict[str, Any], proposal: ActionProposal, verdict: GateResult, *, approved_by: str | None
+        self,
+        route: Route,
+        arguments: dict[str, Any],
+        proposals: tuple[ActionProposal, ...],
+        verdict: GateResult,
+        approved_by: str | None,
     ) -> types.CallToolResult:
-        pid = proposal.proposal_id
-        if self.attested:
-            await self._kernel(self.kernel.authorize_execution, pid, ACTOR)
-        sent = await self._send(route, arguments)
-        summary = sent.summary if approved_by is None else f"{sent.summary} (forwarded after a HOLD: {approved_by})"
-        receipt: dict[str, Any] | None = None
-        if self.attested:  # the receipt the ledger records by digest: what was sent and what came back
-            receipt = {
-                "upstream": route.upstream.name,
-                "tool": route.tool,
-                "request_sha256": digest_json({"name": route.tool, "arguments": arguments}, field="arguments"),
-                "result_sha256": result_digest(sent.result) if sent.result is not None else None,
-                "failure": sent.failure_kind,
-                "seconds": round(sent.seconds, 6),
-                "approved_by": approved_by,
-            }
-        recorded = await self._record(route, proposal, sent, summary, receipt)
+        # Shielded from the first authorization to the last record: a caller that cancels or disconnects
+        # cannot stop the outcome of a call the upstream may already act on from being recorded.
+        with anyio.CancelScope(shield=True):
+            proposal = proposals[0]  # the call's outcome is recorded once, at its first target (the others were judged)
+            if self.attested:
+                await self._kernel(self.kernel.authorize_execution, proposal.proposal_id, ACTOR)
+            sent = await self._send(route, arguments)
+            summary = (
+                sent.summary if approved_by is None else f"{sent.summary} (forwarded after a HOLD, approved by {approved_by})"
+            )
+            receipt: dict[str, Any] | None = None
+            if self.attested:  # the receipt the ledger records by digest: what was sent and what came back
+                receipt = {
+                    "upstream": route.upstream.name,
+                    "tool": route.tool,
+                    "request_sha256": digest_json({"name": route.tool, "arguments": arguments}, field="arguments"),
+                    "result_sha256": result_digest(sent.result) if sent.result is not None else None,
+                    "failure": sent.failure_kind,
+                    "seconds": round(sent.seconds, 6),
+                    "approved_by": approved_by,
+                }
+            recorded = await self._record(route, proposal, sent, summary, receipt)
         stamp = {
             "gated": True,
-            "proposal_id": pid,
+            "proposal_id": proposals[0].proposal_id,
             "decision": verdict.decision.value,
             "gate_score": verdict.gate_score,
-            "target": proposal.target,
+            "target": proposals[0].target,
             "approved_by": approved_by,
             "outcome": "failure" if sent.failed else "success",
             "failure": sent.failure_kind,
             "recorded": recorded,
         }
+        if len(proposals) > 1:
+            stamp["targets"] = [p.target for p in proposals]
+            stamp["proposal_ids"] = [p.proposal_id for p in proposals]
         if receipt is not None:
             stamp["receipt"] = receipt  # the ledger holds its digest; the caller can check both against this
         if sent.result is None:
@@ -254,18 +268,3 @@ def _request_meta(context: Context[Any, Any] | None) -> Mapping[str, Any] | None
         return context.request_context.meta
     except ValueError:
         return None
-
-
-def _not_approved(
-    route: Route, target: str, verdict: GateResult, proposal: ActionProposal, answer: approval.Approval
-) -> types.CallToolResult:
-    return tool_error(
-        f"colony HOLD: {route.name} at {target!r} was not forwarded: {answer.how}.",
-        decision=GateDecision.HOLD.value,
-        gate_score=verdict.gate_score,
-        reason=verdict.reason,
-        required_evidence=list(verdict.required_evidence),
-        target=target,
-        proposal_id=proposal.proposal_id,
-        approval=answer.how,
-    )

@@ -3,11 +3,15 @@
 A rule is found by the tool's exact name first, then by the first ``fnmatch`` pattern
 (in file order) that matches; a tool no rule names is gated with the default target.
 
-**The default target** is the value of the first of the arguments ``path``,
-``file_path``, ``repo_path``, ``uri`` and ``url`` that the call gives as a non-empty
-string; a call with none of them is gated at the upstream's name. Values are used as
-given (the gateway does not normalise paths), so two spellings of one file are two
-targets; write a rule when that matters.
+**The default target** (:func:`default_target`, also the coding-agent hook's) is the value
+of the first of the arguments ``path``, ``file_path``, ``repo_path``, ``uri`` and ``url``
+that the call gives as a non-empty string; a call with none of them is gated at the
+upstream's name.
+
+**The gateway's targets** (:meth:`ToolRules.targets`) are every path a call names, each
+resolved to the real path the upstream will touch (:mod:`colony.mcp.gateway.targets`),
+in a fixed order (the repository first), so an extra argument cannot move the target:
+a call is judged on all of them. The call is forwarded with the resolved paths.
 
 A template such as ``"{repo_path}:{branch_name}"`` names arguments in braces (``{{``
 and ``}}`` are literal braces). A call that lacks a named argument, or passes a list
@@ -30,12 +34,14 @@ colony.errors.ValidationError: target: the rule '{repo_path}:{branch_name}' for 
 from __future__ import annotations
 
 import fnmatch
+import os
 import string
 from collections.abc import Mapping
 from typing import Any
 
 from colony.errors import ValidationError
 from colony.mcp.gateway.config import ToolRule
+from colony.mcp.gateway.targets import PATH_ARGUMENTS, RELATIVE_TO, PathResolver
 
 __all__ = ["DEFAULT_TARGET_ARGUMENTS", "ToolRules", "default_target", "render_target"]
 
@@ -93,6 +99,13 @@ def render_target(template: str, arguments: Mapping[str, Any], tool: str) -> str
     return target
 
 
+def _inside(path: str, base: str, field: str) -> str:
+    """``path`` relative to the directory ``base`` it must lie in (``.`` for ``base`` itself)."""
+    if path != base and not path.startswith(base.rstrip("/") + "/"):
+        raise ValidationError(field, f"{path!r} lies outside {base!r}")
+    return os.path.relpath(path, base)
+
+
 class ToolRules:
     """The rules of one upstream, looked up by tool name."""
 
@@ -119,3 +132,38 @@ class ToolRules:
         if template is None:
             return default_target(arguments, upstream)
         return render_target(template, arguments, tool)
+
+    def targets(
+        self, upstream: str, tool: str, arguments: Mapping[str, Any], resolver: PathResolver | None
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The arguments to forward (path arguments resolved) and every target the call is judged on (at least one).
+
+        ``resolver``: None leaves paths as given (an upstream whose paths are not this host's files).
+        """
+        args = dict(arguments)
+        named = dict(arguments)  # the path arguments as the targets they are judged at
+        if resolver is not None:
+            for name in PATH_ARGUMENTS:
+                value = args.get(name)
+                if value is None:
+                    continue
+                base = args.get(RELATIVE_TO[name]) if name in RELATIVE_TO else None
+                base = base if isinstance(base, str) else None
+                if isinstance(value, list):
+                    real = [resolver.resolve(v, f"{name}[{i}]", base) for i, v in enumerate(value)]
+                    named[name] = [resolver.name(v) for v in real]
+                    # paths inside another argument's directory go upstream relative to it (git_add's "." stays ".")
+                    args[name] = real if base is None else [_inside(v, base, f"{name}[{i}]") for i, v in enumerate(real)]
+                else:
+                    args[name] = resolver.resolve(value, name, base)
+                    named[name] = resolver.name(args[name])
+        template = self.rule(tool).target
+        if template is not None:
+            return args, [render_target(template, named, tool)]
+        found: list[str] = []
+        for name in PATH_ARGUMENTS:
+            value = named.get(name)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str) and item.strip() and item not in found:
+                    found.append(item)
+        return args, found or [default_target(named, upstream)]

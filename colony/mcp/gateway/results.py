@@ -32,14 +32,27 @@ def tool_error(message: str, **fields: Any) -> types.CallToolResult:
     )
 
 
-def gate_error(tool: str, target: str, verdict: GateResult, proposal_id: str, missing: tuple[str, ...]) -> types.CallToolResult:
-    """The tool error for a HOLD or REFUSE verdict: the reason, the required evidence, what the call left out."""
+def gate_error(
+    tool: str, target: str, verdict: GateResult, proposal_id: str, missing: tuple[str, ...], *, approval_id: str | None = None
+) -> types.CallToolResult:
+    """The tool error for a HOLD or REFUSE verdict: the reason, the required evidence, what the call left out.
+
+    ``approval_id``: the held call an operator may approve (then the same call, retried with
+    ``_meta`` ``colony/approved_hold``, is forwarded).
+    """
     decision = verdict.decision.value.upper()
     parts = [f"colony {decision}: {tool} at {target!r} was not forwarded (gate score {verdict.gate_score:.3f}). {verdict.reason}"]
     if verdict.required_evidence:
         parts.append("Required evidence: " + ", ".join(verdict.required_evidence) + ".")
     if missing:
         parts.append(f"The call did not state: {', '.join(missing)} ({_META_HINT}).")
+    extra: dict[str, Any] = {}
+    if approval_id is not None:
+        parts.append(
+            f"An operator may approve held call {approval_id!r} (colony_approve_hold); then retry this call "
+            f'with _meta {{"colony/approved_hold": "{approval_id}"}}.'
+        )
+        extra["approval_id"] = approval_id
     return tool_error(
         " ".join(parts),
         decision=verdict.decision.value,
@@ -49,6 +62,7 @@ def gate_error(tool: str, target: str, verdict: GateResult, proposal_id: str, mi
         target=target,
         proposal_id=proposal_id,
         missing=list(missing),
+        **extra,
     )
 
 

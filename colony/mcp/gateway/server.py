@@ -6,7 +6,8 @@ from registered functions: the
 listing is the upstreams' (renamed, schemas unchanged) and every call goes through
 :class:`~colony.mcp.gateway.forwarding.Forwarder` for the agent the caller authenticated as
 (:mod:`colony.mcp.gateway.identity`). A tool whose rule is ``operator_only`` is refused to
-callers without operator rights before anything is proposed.
+callers without operator rights before anything is proposed. The gateway's own operator
+tools (:mod:`colony.mcp.gateway.operator`: approving a held call) are listed beside them.
 
 When an upstream's tool list changes, the server tells its own clients: on
 ``subscriptions/listen`` streams (2026-07-28) and with ``notifications/tools/list_changed``
@@ -32,6 +33,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from colony import __version__
 from colony.mcp.auth import Caller, bound_caller
+from colony.mcp.gateway import operator
 from colony.mcp.gateway.config import ToolRule
 from colony.mcp.gateway.forwarding import Forwarder, Route
 from colony.mcp.gateway.identity import IdentityError, caller_agent
@@ -85,22 +87,32 @@ class GatewayServer(MCPServer):
         )
 
     async def list_tools(self) -> list[types.Tool]:
-        return self.gateway.tools()
+        return [*self.gateway.tools(), *operator.TOOLS.values()]
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
-        return self.gateway.input_schema(name)
+        own = operator.TOOLS.get(name)
+        return dict(own.input_schema) if own is not None else self.gateway.input_schema(name)
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Context[Any, Any] | None = None
+    ) -> types.GetPromptResult | types.InputRequiredResult:
+        if self._prompt_manager.get_prompt(name) is None:  # the gateway serves no prompts: a clear error, not an internal one
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {name} (the colony gateway serves no prompts)")
+        return await super().get_prompt(name, arguments, context)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
-    ) -> types.CallToolResult | types.InputRequiredResult:
+    ) -> types.CallToolResult:
         route = self.gateway.route(name)
-        if route is None:
+        if route is None and name not in operator.TOOLS:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
         try:
             who = caller_agent(self.bound)
         except IdentityError as exc:
             return tool_error(f"colony gateway: {exc}")
         assert who.agent_id is not None
+        if route is None:
+            return operator.call(self.gateway.forwarder.holds, name, arguments, who)
         if self.gateway.rule(route).operator_only and not who.operator:
             return tool_error(f"colony gateway: {name}: only an operator may call this tool; {who.agent_id!r} is an agent")
         with bound_caller(who):

@@ -29,6 +29,7 @@ from types import TracebackType
 from typing import Any, Literal, TextIO
 
 import anyio
+import anyio.lowlevel
 import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters
@@ -45,6 +46,7 @@ __all__ = ["Upstream", "UpstreamCallFailed", "UpstreamUnavailable"]
 log = logging.getLogger("colony.gateway")
 
 State = Literal["connecting", "ready", "down"]
+_SETTLE_ROUNDS = 10
 _STREAM_ENDS = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
 
 
@@ -168,6 +170,18 @@ class Upstream:
             "protocol_version": self.protocol_version,
             "last_error": self.last_error,
         }
+
+    async def alive(self) -> bool:
+        """Whether a call sent now can reach the upstream: connected, and its transport has not ended.
+
+        Lets the event loop run first, so that a server that exited is noticed (its output
+        stream ends) before a call is proposed, rather than charged as a lost connection.
+        """
+        for _ in range(_SETTLE_ROUNDS):
+            if self._client is None or self.state != "ready" or self._lost.is_set():
+                return False
+            await anyio.lowlevel.checkpoint()
+        return not self._lost.is_set() and self.state == "ready"
 
     async def wait_first_attempt(self, timeout: float) -> None:
         """Wait until the first connection attempt ended (connected or failed), at most ``timeout``."""
