@@ -19,6 +19,7 @@ puts the colony tools on these pieces (:func:`colony.mcp.server.serve_http`).
 
 from __future__ import annotations
 
+import logging
 import socket
 import sys
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from colony.mcp.agents import AgentRegistry, AgentRole, check_name
 from colony.mcp.options import ServeOptions
 from colony.mcp.outage import AnswerStoreOutage
 from colony.mcp.ratelimit import LimitFailedAuth
+from colony.storage import redact_urls
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -52,6 +54,21 @@ __all__ = [
     "stdio_access",
     "stdio_caller",
 ]
+
+
+class _RedactUrls(logging.Filter):
+    """Every URL in a log line loses its secrets (userinfo password, ``?password=``, ``?token=`` ...)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = redact_urls(record.getMessage()), None
+        return True
+
+
+def redact_logs() -> None:
+    """Redact URLs in every line the root logger's handlers write (idempotent)."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, _RedactUrls) for f in handler.filters):
+            handler.addFilter(_RedactUrls())
 
 
 def check_options(options: ServeOptions) -> None:
