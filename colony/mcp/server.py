@@ -45,7 +45,7 @@ from pydantic import ValidationError as PydanticValidationError
 from colony import __version__
 from colony.errors import ColonyError
 from colony.kernel import ColonyKernelConfig
-from colony.mcp import auth, http, serving
+from colony.mcp import auth, http, serving, stdio_guard
 from colony.mcp.access import AccessPolicy
 from colony.mcp.options import DEFAULT_PORT, ServeOptions
 from colony.mcp.registry import error_result, register_tools
@@ -180,7 +180,7 @@ def run(options: ServeOptions, config: ColonyKernelConfig, *, registrars: Sequen
             serve_http(tools, options, registrars)
         else:
             access = serving.stdio_access(tools.kernel, options)
-            build_server(tools, access=access, registrars=registrars).run()
+            stdio_guard.run_stdio(build_server(tools, access=access, registrars=registrars))
     except ColonyError as exc:
         print(f"colony mcp: error: {redact_urls(str(exc))}", file=sys.stderr)
         return 2
