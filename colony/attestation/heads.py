@@ -5,7 +5,10 @@ comes after it: deleting the newest events of a run, or a whole run, leaves a ch
 still verifies. So every append also signs a *head* — the run, its last sequence, last hash
 and event count, and the ledger's total events and runs at that moment — stored as the
 run's head and as the ledger's head (two rows of ``attestation_heads``; the ledger's has
-the run id ``""``, which no run can have). One signature per append serves both. Validation compares the stored events with the heads:
+the run id ``""``, which no run can have). Each row's signature also covers the row it is stored in (format 1.1), so
+a run's head copied into the ledger's row does not verify there: deleting the newest run and putting the previous
+run's head in the ledger's row is caught. Heads of format 1.0 (older ledgers, one signature for both rows) still
+verify. Validation compares the stored events with the heads:
 a run that ends before its head was truncated; a ledger holding fewer events or runs than
 its head lost some. (A file rolled back whole, heads included, to an earlier state cannot
 be told from that state without an anchor kept elsewhere.)
@@ -13,8 +16,10 @@ be told from that state without an anchor kept elsewhere.)
 >>> from colony.attestation.signers import HMACSigner
 >>> head = Head("run-1", 3, "ab" * 32, 3, 7, 2)
 >>> signer = HMACSigner(b"0123456789abcdef")
->>> head.verifies(signer.sign(head.signing_bytes()), signer)
+>>> head.verifies(signer.sign(head.signing_bytes("run-1")), signer, "run-1")
 True
+>>> head.verifies(signer.sign(head.signing_bytes("run-1")), signer, "")
+False
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ from colony.storage.schema import ATTESTATION_HEADS
 
 __all__ = ["Head", "advance", "create_schema", "ledger_problems", "run_head", "run_problems", "runs_with_heads"]
 
-_TAG = b"colony-attestation/1.0 head="
+_TAG_V1 = b"colony-attestation/1.0 head="  # heads written before 1.1: they did not sign their row
+_TAG = b"colony-attestation/1.1 head="  # a head signs the row it is stored in (the run's, or the ledger's "")
 _SCHEMA = ATTESTATION_HEADS.statements("sqlite")[0]
 _LEDGER_ROW = ""  # the ledger's head; a run's head is keyed by its (non-empty) run id
 _COLUMNS = "run_id, sequence, event_hash, event_count, ledger_events, ledger_runs, signature_json"
@@ -56,9 +62,13 @@ class Head:
     ledger_events: int
     ledger_runs: int
 
-    def signing_bytes(self) -> bytes:
-        """What the signer signs: a domain tag and the canonical JSON of the head."""
-        fields = {
+    def signing_bytes(self, row_id: str | None = None) -> bytes:
+        """What the signer signs: a domain tag and the canonical JSON of the head and the row it is stored in.
+
+        ``row_id`` None gives the 1.0 form (no row), which older ledgers hold; new heads always sign their row, so
+        a run's head copied into the ledger's row (or another run's) no longer verifies there.
+        """
+        fields: dict[str, Any] = {
             "event_count": self.event_count,
             "event_hash": self.event_hash,
             "ledger_events": self.ledger_events,
@@ -66,11 +76,20 @@ class Head:
             "run_id": self.run_id,
             "sequence": self.sequence,
         }
-        return _TAG + canonical_json(fields, field="head")
+        if row_id is None:
+            return _TAG_V1 + canonical_json(fields, field="head")
+        return _TAG + canonical_json({**fields, "row_id": row_id}, field="head")
 
-    def verifies(self, signature: Any, signer: Signer) -> bool:
-        """True iff ``signature`` is ``signer``'s over this head."""
-        return isinstance(signature, dict) and bool(signature) and signer.verify(self.signing_bytes(), signature)
+    def verifies(self, signature: Any, signer: Signer, row_id: str | None = None) -> bool:
+        """True iff ``signature`` is ``signer``'s over this head stored in ``row_id`` (1.1), or over the 1.0 form.
+
+        A 1.0 head (an older ledger's) still verifies, as it did; once the ledger is appended to, its heads are 1.1.
+        """
+        if not isinstance(signature, dict) or not signature:
+            return False
+        if row_id is not None and signer.verify(self.signing_bytes(row_id), signature):
+            return True
+        return signer.verify(self.signing_bytes(), signature)
 
     @classmethod
     def from_data(cls, data: Any) -> Head | None:
@@ -131,9 +150,11 @@ def advance(conn: sqlite3.Connection, event: LedgerEvent, signer: Signer) -> Hea
     else:
         total, runs = last[0] + 1, last[1] + (1 if event.sequence == 1 else 0)
     head = Head(event.run_id, event.sequence, event.event_hash, event.sequence, int(total), int(runs))
-    signature = json.dumps(signer.sign(head.signing_bytes()), sort_keys=True)
-    values = (head.run_id, head.sequence, head.event_hash, head.event_count, head.ledger_events, head.ledger_runs, signature)
-    conn.executemany(_UPSERT, ((event.run_id, *values), (_LEDGER_ROW, *values)))
+    values = (head.run_id, head.sequence, head.event_hash, head.event_count, head.ledger_events, head.ledger_runs)
+    conn.executemany(
+        _UPSERT,
+        [(row, *values, json.dumps(signer.sign(head.signing_bytes(row)), sort_keys=True)) for row in (event.run_id, _LEDGER_ROW)],
+    )
     return head
 
 
@@ -144,7 +165,7 @@ def run_problems(
     if stored is None:
         return [(S.BAD_HEAD, f"run {run_id!r} has no signed head: it cannot be checked for truncation")] if count else []
     head, signature = stored
-    if head is None or head.run_id != run_id or not head.verifies(signature, signer):
+    if head is None or head.run_id != run_id or not head.verifies(signature, signer, run_id):
         return [(S.BAD_HEAD, f"the head of run {run_id!r} does not verify with key {signer.key_id!r}")]
     if count == 0:
         return [(S.TRUNCATED, f"run {run_id!r} was deleted: its signed head records {head.event_count} events, none are left")]
@@ -173,8 +194,8 @@ def ledger_problems(conn: sqlite3.Connection, signer: Signer) -> list[Problem]:
     if stored is None:
         return [(S.BAD_HEAD, "the ledger has no signed head: it cannot be checked for removed runs")] if total else []
     head, signature = stored
-    if head is None or not head.verifies(signature, signer):
-        return [(S.BAD_HEAD, f"the ledger's head does not verify with key {signer.key_id!r}")]
+    if head is None or not head.verifies(signature, signer, _LEDGER_ROW):
+        return [(S.BAD_HEAD, f"the ledger's head does not verify with key {signer.key_id!r} as the ledger's head")]
     out: list[Problem] = []
     if runs < head.ledger_runs:
         out.append((S.TRUNCATED, f"the signed ledger head records {head.ledger_runs} runs; {runs} are left: a run was deleted"))

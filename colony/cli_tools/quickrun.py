@@ -55,7 +55,10 @@ ALLOWED_ENV: Final = frozenset(
     }
 )  # fmt: skip
 ALLOWED_PREFIXES: Final = ("LC_", "XDG_", "JUPYTER_")
-_SECRET_NAME: Final = re.compile(r"TOKEN|KEY|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
+#: Names that look like a credential: a target never sees them, even under an allowed prefix.
+_SECRET_NAME: Final = re.compile(
+    r"TOKEN|KEY|SECRET|PASS|PWD|CREDENTIAL|CRED|AUTH|BEARER|COOKIE|SESSION|PRIVATE|SIGN|CERT", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +147,8 @@ def child_environment(root: Path, environ: Mapping[str, str] | None = None) -> d
 
     Kept: the names in :data:`ALLOWED_ENV` and those starting with :data:`ALLOWED_PREFIXES`,
     except any ``COLONY_*`` name and any name that looks like a credential (``TOKEN``, ``KEY``,
-    ``SECRET``, ``PASSWORD``, ``CREDENTIAL``, ``AUTH``). The project goes first on ``PYTHONPATH``.
+    ``SECRET``, ``PASS`` (``PASSWORD``, ``PASSPHRASE``), ``PWD``, ``CREDENTIAL``, ``AUTH``, ``BEARER``,
+    ``COOKIE``, ``SESSION``, ``PRIVATE``, ``SIGN``, ``CERT``). The project goes first on ``PYTHONPATH``.
 
     >>> sorted(child_environment(Path("/p"), {"PATH": "/bin", "COLONY_MCP_TOKEN": "t", "GITHUB_TOKEN": "g", "LC_ALL": "C"}))
     ['LC_ALL', 'PATH', 'PYTHONPATH', 'PYTHONUNBUFFERED']

@@ -83,6 +83,8 @@ def _kernel(root: Path, state_path: str) -> dict[str, Any]:
 
 
 def _mcp_processes() -> list[dict[str, Any]]:
+    from colony.storage import redact_urls
+
     me = os.getpid()
     found = []
     for proc in psutil.process_iter(["pid", "cmdline", "username"]):
@@ -92,19 +94,22 @@ def _mcp_processes() -> list[dict[str, Any]]:
         words = [os.path.basename(c) for c in cmd[:4]] + cmd[1:4]
         if any(all(m in words for m in marker) for marker in _MCP_MARKERS):
             transport = "http" if "--http" in cmd else "stdio"
-            found.append({"pid": proc.info["pid"], "transport": transport, "command": " ".join(cmd)[:200]})
+            found.append({"pid": proc.info["pid"], "transport": transport, "command": redact_urls(" ".join(cmd))[:200]})
     return found
 
 
 def _probe(url: str) -> dict[str, Any]:
     # no credential is sent: any answer (401 included) says the server is up, and a token must never go to a URL
     # that may not be ours, nor count as a failed login against the server's backoff
+    from colony.storage import redact_url, redact_urls
+
     try:
         response = httpx.get(url, headers={"Accept": "application/json, text/event-stream"}, timeout=_PROBE_TIMEOUT_S)
     except httpx.HTTPError as exc:
-        return {"name": "mcp", "status": "down", "details": {"url": url, "error": f"{type(exc).__name__}: {exc}"}}
+        error = redact_urls(f"{type(exc).__name__}: {exc}")
+        return {"name": "mcp", "status": "down", "details": {"url": redact_url(url), "error": error}}
     # any HTTP answer means the server is up; 401 just says a token is needed
-    return {"name": "mcp", "status": "up", "details": {"url": url, "http_status": response.status_code}}
+    return {"name": "mcp", "status": "up", "details": {"url": redact_url(url), "http_status": response.status_code}}
 
 
 def render_status_text(status: dict[str, Any]) -> str:

@@ -57,6 +57,14 @@ def add_http_arguments(p: argparse.ArgumentParser, *, default_port: int) -> argp
     p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN", help="extra Origin to accept (repeatable)")
     p.add_argument("--allowed-host", action="append", default=[], metavar="HOST", help="extra Host header to accept (repeatable)")
     p.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="HTTP: a reverse proxy (address or network) whose X-Forwarded-For/-Proto headers name the client "
+        "(repeatable); without it forwarded headers are ignored and every limit keys on the connecting peer",
+    )
+    p.add_argument(
         "--auth",
         choices=AUTH_MODES,
         default="auto",

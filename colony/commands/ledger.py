@@ -76,7 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.path, public_key=public_key, hmac_key=hmac_key, signer=env_signer, run_id=args.run_id, key_id=args.key_id
         )
     except (ColonyError, OSError, sqlite3.DatabaseError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        from colony.storage import redact_urls
+
+        print(f"error: {redact_urls(str(exc))}", file=sys.stderr)
         return 2
     print(json.dumps(result, indent=2) if args.json else format_report(result, max_errors=args.max_errors))
     return 0 if result["valid"] else 1

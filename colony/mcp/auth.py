@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AGENT_SCOPE",
     "MIN_TOKEN_BITS",
+    "MIN_TOKEN_SCORE",
     "OPERATOR_SCOPE",
     "SHARED_SCOPE",
     "TOKEN_ENV",
@@ -54,6 +55,7 @@ __all__ = [
     "bound_caller",
     "caller",
     "check_token_strength",
+    "guess_bits",
     "resolve_shared_token",
     "token_entropy_bits",
 ]
@@ -180,15 +182,59 @@ def token_entropy_bits(token: str) -> float:
     return round(min(len(token), 3 * len(chars)) * per_char, 6)
 
 
+#: the estimator's top score (zxcvbn: 4, "very unguessable"); a token must reach it as well as the bits
+MIN_TOKEN_SCORE: Final = 4
+_ESTIMATED_CHARS: Final = 72  # zxcvbn reads this many characters: enough for 128 bits, and bounded time
+
+
+def guess_bits(token: str) -> float:
+    """log2 of the guesses an attacker with dictionaries and patterns needs (zxcvbn), and never above the charset bound.
+
+    zxcvbn finds dictionary words, l33t and reversed spellings, keyboard walks, sequences, repeats and dates; a
+    character it does not recognise counts as one of 10 (it cannot know the alphabet), so a random token needs
+    39 or more characters (``secrets.token_urlsafe(32)`` has 43). A token that repeats a shorter unit is scored by
+    its unit (zxcvbn misses long repeats). Capped by :func:`token_entropy_bits`.
+
+    >>> guess_bits("Password123!Password123!") < 128 <= guess_bits(secrets.token_urlsafe(32))
+    True
+    """
+    return _estimate(token)[0]
+
+
+def _estimate(token: str) -> tuple[float, int]:
+    """(:func:`guess_bits`, zxcvbn's score 0-4) of ``token``'s shortest repeated unit, read up to :data:`_ESTIMATED_CHARS`."""
+    from zxcvbn import zxcvbn  # loaded when a token is checked, not with every import of the server
+
+    unit = token[: _period(token)][:_ESTIMATED_CHARS]
+    result = zxcvbn(unit, max_length=_ESTIMATED_CHARS)
+    bits = min(float(result["guesses_log10"]) * math.log2(10), token_entropy_bits(token))
+    return round(bits, 6), int(result["score"])
+
+
+def _period(token: str) -> int:
+    """The length of the shortest unit ``token`` repeats (its own length when it repeats none)."""
+    fail = [0] * len(token)  # the prefix function: the longest proper prefix that is also a suffix
+    for i in range(1, len(token)):
+        k = fail[i - 1]
+        while k and token[i] != token[k]:
+            k = fail[k - 1]
+        fail[i] = k + (token[i] == token[k])
+    return len(token) - fail[-1] if token else 0
+
+
 def check_token_strength(token: str, *, field: str = TOKEN_ENV) -> str:
-    """``token`` if it carries at least :data:`MIN_TOKEN_BITS` bits by :func:`token_entropy_bits`; else ValidationError."""
+    """``token`` if it resists guessing: zxcvbn's top score and at least :data:`MIN_TOKEN_BITS` bits by :func:`guess_bits`.
+
+    Anything else is a ValidationError that says how to generate a strong token (it never repeats the token).
+    """
     if not isinstance(token, str) or not token:
         raise ValidationError(field, "must be a non-empty token")
-    bits = token_entropy_bits(token)
-    if bits < MIN_TOKEN_BITS:
+    bits, score = _estimate(token)
+    if bits < MIN_TOKEN_BITS or score < MIN_TOKEN_SCORE:
         raise ValidationError(
             field,
-            f"is too weak (about {bits:.0f} bits; at least {MIN_TOKEN_BITS} are needed). Generate one with "
+            f"is too weak (about {bits:.0f} bits against dictionary, keyboard and pattern guesses, score {score}/4; "
+            f"at least {MIN_TOKEN_BITS} are needed, with score {MIN_TOKEN_SCORE}). Generate one with "
             "python -c 'import secrets; print(secrets.token_urlsafe(32))'",
         )
     return token

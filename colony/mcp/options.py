@@ -4,7 +4,7 @@ Nothing here loads the MCP SDK, so the commands can declare their options from t
 defaults without it (``colony --help`` stays fast); :mod:`colony.mcp.serving` acts on them.
 
 >>> ServeOptions.from_mapping({"http": True, "port": 0, "allowed_host": ["h.example"], "unrelated": 1})
-ServeOptions(http=True, host='127.0.0.1', port=0, allow_remote=False, allowed_origin=(), allowed_host=('h.example',), auth='auto', session_idle_timeout=300.0, max_sessions=512, agent_id=None, registry_only=False, state=None, wait_lock=0.0, tick_every=None)
+ServeOptions(http=True, host='127.0.0.1', port=0, allow_remote=False, allowed_origin=(), allowed_host=('h.example',), trusted_proxy=(), auth='auto', session_idle_timeout=300.0, max_sessions=512, agent_id=None, registry_only=False, state=None, wait_lock=0.0, tick_every=None)
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ class ServeOptions:
     ``http`` False serves stdio; the HTTP fields then do not apply. ``agent_id`` binds a
     stdio server (``colony gateway``: names whom it acts for); ``state`` is the colony state
     (a path or a ``postgresql://`` URL) holding the agent registry; ``wait_lock`` and
-    ``tick_every`` are seconds (None: no ticker).
+    ``tick_every`` are seconds (None: no ticker). ``trusted_proxy``: the addresses (or networks) whose
+    ``X-Forwarded-For`` names the client; from anyone else forwarded headers are ignored.
     """
 
     http: bool = False
@@ -43,6 +44,7 @@ class ServeOptions:
     allow_remote: bool = False
     allowed_origin: tuple[str, ...] = ()
     allowed_host: tuple[str, ...] = ()
+    trusted_proxy: tuple[str, ...] = ()
     auth: str = "auto"
     session_idle_timeout: float = SESSION_IDLE_TIMEOUT_S
     max_sessions: int = MAX_SESSIONS
@@ -57,7 +59,7 @@ class ServeOptions:
         """The options among ``values`` (e.g. a parsed command line's ``vars``); other keys are ignored."""
         names = {f.name for f in dataclasses.fields(cls)}
         given = {k: v for k, v in values.items() if k in names}
-        for key in ("allowed_origin", "allowed_host"):
+        for key in ("allowed_origin", "allowed_host", "trusted_proxy"):
             if key in given:
                 given[key] = tuple(given[key])
         return cls(**given)

@@ -9,7 +9,9 @@ further failure blocks the address for a delay that doubles (``base_delay`` up t
 ``Retry-After``, and its token is not even looked at, so guessing slows to a few tries a
 minute. An address that stays quiet for ``forget_after`` seconds starts afresh.
 
-Loopback clients all share one address: a local process that keeps failing also delays
+The address is the connecting peer's (``scope["client"]``): uvicorn rewrites it from ``X-Forwarded-For`` only
+for a ``--trusted-proxy`` (:func:`colony.mcp.serving.http_server`), so a client can neither hide behind fresh
+forwarded addresses nor spend another client's failures. Loopback clients all share one address: a local process that keeps failing also delays
 the other local clients for up to ``max_delay``. That is the cost of counting guesses.
 
 >>> limiter = FailureBackoff(free_failures=2, base_delay=4.0, clock=lambda: 10.0)

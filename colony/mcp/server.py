@@ -45,11 +45,12 @@ from pydantic import ValidationError as PydanticValidationError
 from colony import __version__
 from colony.errors import ColonyError
 from colony.kernel import ColonyKernelConfig
-from colony.mcp import auth, http, serving
+from colony.mcp import auth, http, serving, stdio_guard
 from colony.mcp.access import AccessPolicy
 from colony.mcp.options import DEFAULT_PORT, ServeOptions
 from colony.mcp.registry import error_result, register_tools
 from colony.mcp.toolset import INTERNAL_ERROR, ColonyTools
+from colony.storage import redact_urls
 from colony.storage.options import Ticker
 
 __all__ = ["DEFAULT_PORT", "ColonyMCPServer", "build_server", "run", "serve_http"]
@@ -163,11 +164,12 @@ def serve_http(tools: ColonyTools, options: ServeOptions, registrars: Sequence[C
 def run(options: ServeOptions, config: ColonyKernelConfig, *, registrars: Sequence[Callable[[MCPServer], None]] = ()) -> int:
     """Serve the tools over a kernel made from ``config`` until stopped; returns the exit code (2: bad setup)."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    serving.redact_logs()
     try:
         serving.check_options(options)
         tools = _tools_from(config)
     except ColonyError as exc:
-        print(f"colony mcp: error: {exc}", file=sys.stderr)
+        print(f"colony mcp: error: {redact_urls(str(exc))}", file=sys.stderr)
         return 2
     if threading.current_thread() is threading.main_thread():
         # SIGTERM stops the server like Ctrl-C: in-flight work finishes and the state file is closed.
@@ -178,9 +180,9 @@ def run(options: ServeOptions, config: ColonyKernelConfig, *, registrars: Sequen
             serve_http(tools, options, registrars)
         else:
             access = serving.stdio_access(tools.kernel, options)
-            build_server(tools, access=access, registrars=registrars).run()
+            stdio_guard.run_stdio(build_server(tools, access=access, registrars=registrars))
     except ColonyError as exc:
-        print(f"colony mcp: error: {exc}", file=sys.stderr)
+        print(f"colony mcp: error: {redact_urls(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         pass

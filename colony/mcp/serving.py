@@ -19,6 +19,8 @@ puts the colony tools on these pieces (:func:`colony.mcp.server.serve_http`).
 
 from __future__ import annotations
 
+import ipaddress
+import logging
 import socket
 import sys
 from collections.abc import Callable
@@ -35,6 +37,7 @@ from colony.mcp.agents import AgentRegistry, AgentRole, check_name
 from colony.mcp.options import ServeOptions
 from colony.mcp.outage import AnswerStoreOutage
 from colony.mcp.ratelimit import LimitFailedAuth
+from colony.storage import redact_urls
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -54,12 +57,40 @@ __all__ = [
 ]
 
 
+class _RedactUrls(logging.Filter):
+    """Every URL in a log line loses its secrets (userinfo password, ``?password=``, ``?token=`` ...)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = redact_urls(record.getMessage()), None
+        return True
+
+
+def redact_logs() -> None:
+    """Redact URLs in every line the root logger's handlers write (idempotent)."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, _RedactUrls) for f in handler.filters):
+            handler.addFilter(_RedactUrls())
+
+
+def trusted_proxies(given: tuple[str, ...]) -> list[str]:
+    """The ``--trusted-proxy`` addresses, each an IP address or network (ValidationError otherwise, ``*`` included)."""
+    for addr in given:
+        try:
+            ipaddress.ip_network(addr, strict=False)
+        except ValueError:
+            raise ValidationError(
+                "--trusted-proxy", "must be an IP address or network (e.g. 10.0.0.2 or 10.0.0.0/24)", value=addr
+            ) from None
+    return list(given)
+
+
 def check_options(options: ServeOptions) -> None:
     """Refuse option combinations that cannot work, naming the option (before any file is opened)."""
     if options.agent_id is not None:
         check_name(options.agent_id)
         if options.http:
             raise ValidationError("--agent-id", "binds a stdio server; over HTTP each agent's token names it")
+    trusted_proxies(options.trusted_proxy)
     if options.registry_only and options.state is None:
         raise ValidationError("--registry-only", "needs --state FILE (the agent registry lives in the state file)")
     if options.http and options.auth == "agents" and options.state is None:
@@ -198,5 +229,14 @@ def http_server(
             print(f"{program}: bearer token (shown once): {endpoint.auth.generated}", file=sys.stderr)
         print(f"{program}: serving Streamable HTTP at {endpoint.url}", file=sys.stderr, flush=True)
 
-    config = uvicorn.Config(LimitFailedAuth(AnswerStoreOutage(app)), log_level="warning", lifespan="on")
+    # forwarded headers only from a named proxy: uvicorn would otherwise let any local client rename itself
+    # (X-Forwarded-For from 127.0.0.1), and the failed-auth backoff keys on that name
+    proxies = trusted_proxies(options.trusted_proxy)
+    config = uvicorn.Config(
+        LimitFailedAuth(AnswerStoreOutage(app)),
+        log_level="warning",
+        lifespan="on",
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies or None,
+    )
     return _AnnouncingServer(config, announce)

@@ -7,8 +7,8 @@ colony's :class:`~colony.errors.IntegrityError`, never their driver's.
 ``StateDB`` (the SQLite backend) is re-exported for the code that builds one directly.
 """
 
-from colony.storage.base import StateStore, is_url, redact_url
+from colony.storage.base import StateStore, is_url, redact_url, redact_urls
 from colony.storage.open import open_state
 from colony.storage.sqlite import SCHEMA_VERSION, StateDB
 
-__all__ = ["SCHEMA_VERSION", "StateDB", "StateStore", "is_url", "open_state", "redact_url"]
+__all__ = ["SCHEMA_VERSION", "StateDB", "StateStore", "is_url", "open_state", "redact_url", "redact_urls"]

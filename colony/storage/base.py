@@ -12,13 +12,15 @@ neither backend: they build on it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
+from urllib.parse import unquote
 
 from colony.models import ResourceCost, json_text
 
-__all__ = ["TRACE_COLUMNS", "URL_SCHEMES", "MetaRecords", "StateStore", "TraceRow", "is_url", "redact_url"]
+__all__ = ["TRACE_COLUMNS", "URL_SCHEMES", "MetaRecords", "StateStore", "TraceRow", "is_url", "redact_url", "redact_urls"]
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 # A ``kernel_traces`` row, in the order of these columns (both backends share them). The kernel turns a trace into
@@ -88,13 +90,40 @@ def is_url(spec: object) -> bool:
 
 
 def redact_url(url: str) -> str:
-    """``url`` without its password, for messages and status output.
+    """``url`` without its secrets, for every message, log and output: the userinfo password and the value of every
+    query parameter that names a secret (``password``, ``sslpassword``, ``token``, ``secret``, ``*key*``, ...).
 
     >>> redact_url("postgresql://colony:s3cret@db:5432/colony")
     'postgresql://colony:***@db:5432/colony'
+    >>> redact_url("postgresql://u:pw@h/db?password=secret&sslpassword=s2&sslmode=require")
+    'postgresql://u:***@h/db?password=***&sslpassword=***&sslmode=require'
     """
     scheme, sep, rest = url.partition("://")
-    creds, at, host = rest.rpartition("@")
-    if not at or ":" not in creds:
+    if not sep:
         return url
-    return f"{scheme}{sep}{creds.split(':', 1)[0]}:***@{host}"
+    rest, hash_, fragment = rest.partition("#")
+    rest, q, query = rest.partition("?")
+    creds, at, host = rest.rpartition("@")
+    if at and ":" in creds:
+        rest = f"{creds.split(':', 1)[0]}:***@{host}"
+    if q:
+        query = "&".join(_redact_param(part) for part in query.split("&"))
+    return f"{scheme}{sep}{rest}{q}{query}{hash_}{fragment}"
+
+
+def redact_urls(text: str) -> str:
+    """``text`` (a command line, an error) with every URL in it redacted by :func:`redact_url`.
+
+    >>> redact_urls("colony mcp --state=postgres://u:pw@h/db?token=t --http")
+    'colony mcp --state=postgres://u:***@h/db?token=*** --http'
+    """
+    return _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
+
+
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
+_SECRET_PARAM = re.compile(r"pass|secret|token|key|auth|cred|cookie|session", re.IGNORECASE)
+
+
+def _redact_param(part: str) -> str:
+    name, eq, _value = part.partition("=")
+    return f"{name}=***" if eq and _SECRET_PARAM.search(unquote(name)) else part

@@ -120,6 +120,13 @@ def test_targets_get_an_allow_listed_environment_without_secrets(colony: Runner,
         "AWS_SECRET_ACCESS_KEY": "aws-4",
         "JUPYTER_TOKEN": "jt-5",
         "SOME_PASSWORD": "pw-6",
+        # issue 27, item 12: secret names under the allowed prefixes that the filter missed
+        "JUPYTER_SERVER_PWD": "pwd-7",
+        "LC_GPG_PASSPHRASE": "pass-8",
+        "XDG_API_BEARER": "bearer-9",
+        "XDG_SESSION_COOKIE": "cookie-10",
+        "XDG_CREDENTIALS_FILE": "cred-11",
+        "JUPYTER_AUTHORIZATION": "auth-12",
     }
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)

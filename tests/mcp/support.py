@@ -18,7 +18,7 @@ from testkit.mcp_http import SERVER_MODULE, Server, spawn_http_server
 from testkit.mcp_http import register_agents as register_agents  # the tests' name for it
 
 ROOT = Path(__file__).resolve().parents[2]
-TOKEN = "test-token-3f6c1a9e0b7d4c52"
+TOKEN = "test-token-n_8La6VLdPPcEWm-pL01QiMnMyBlm1_U0ajUWaztpyM"  # passes zxcvbn: 128+ bits, score 4
 TOOL_NAMES = (
     "colony_propose_action",
     "colony_record_outcome",

@@ -49,7 +49,7 @@ def test_weak_tokens_are_refused(token: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "make", [lambda: secrets.token_urlsafe(32), lambda: secrets.token_hex(32), lambda: secrets.token_urlsafe(24)]
+    "make", [lambda: secrets.token_urlsafe(32), lambda: secrets.token_hex(32), lambda: secrets.token_urlsafe(48)]
 )
 def test_generated_tokens_pass(make) -> None:  # type: ignore[no-untyped-def]
     for _ in range(50):
