@@ -11,7 +11,8 @@
 * missing benchmark artefacts: ``python -m benchmarks ... --quick --missing`` → ``output/benchmarks/``
   (timings are inputs of the build: measured once, then reused; ``make bench`` re-measures);
 * the paired-locality replay: ``python -m <package>.cli replay --output output/data/replay.json``
-  (when ``<package>/replay.py`` and ``<package>/cli.py`` exist; it exits 1 if an assertion fails).
+  (when ``<package>/replay.py`` or ``<package>/research/replay.py``, and ``<package>/cli.py`` exist; it exits 1 if
+  an assertion fails).
 
 The stage skips both when neither the notebooks nor the package changed. A project with none of
 them gets "no notebooks runner" and the build continues; a command that fails stops the build.
@@ -139,7 +140,7 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
     ),
     FixtureCommand(
         "replay",
-        lambda pkg: (pkg / "replay.py").is_file() and (pkg / "cli.py").is_file(),
+        lambda pkg: ((pkg / "replay.py").is_file() or (pkg / "research" / "replay.py").is_file()) and (pkg / "cli.py").is_file(),
         lambda c: [sys.executable, "-m", f"{c.package}.cli", "replay", "--output", c.rel(c.out.replay)],
         lambda c: [c.out.replay],
     ),
