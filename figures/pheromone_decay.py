@@ -73,8 +73,8 @@ FIGURE = FigureSpec(
         "tick (FAST << policy.pheromone.decay_per_tick.fast | num >>, NORMAL << policy.pheromone.decay_per_tick.normal | num >>, "
         "SLOW << policy.pheromone.decay_per_tick.slow | num >>) and is gone after a finite number of ticks (filled markers, "
         "also axis ticks). Lines: the closed form for deposits of strength << decay.strengths | join(' and ') >>; open markers: the "
-        "readings of a real PheromoneStore after each of << decay.ticks >> ticks, which differ from the closed form by at most "
-        "<< decay.max_closed_form_error | num >>. Analytic lines and deterministic fixture readings.",
+        "readings of a real PheromoneStore after each of << decay.ticks >> ticks, which <% if decay.max_closed_form_error == 0 %>match the closed form exactly"
+        "<% else %>differ from the closed form by at most << decay.max_closed_form_error | num >><% endif %>. Analytic lines and deterministic fixture readings.",
         __file__,
         "notebooks/02_decay.ipynb",
     ),

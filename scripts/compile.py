@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -95,7 +96,7 @@ def figure_markdown(entry: dict[str, Any]) -> str:
     """The Markdown of one registered figure: labelled image with alt text, then its long description."""
     fid = entry["id"]
     alt = entry["alt"].replace("\\", "\\\\").replace('"', '\\"')
-    description = html.escape(entry["description"])
+    description = re.sub(r"`([^`<>]+)`", r"<code>\1</code>", html.escape(entry["description"]))
     return (
         f'![{entry["caption"]}]({entry["file"]}){{#fig:{fid} alt="{alt}" width={entry["width"]} '
         f'aria-describedby="fig-{fid}-description"}}\n\n'

@@ -276,10 +276,17 @@ def _check_literals(config: BuildConfig, manuscript: Manuscript, snapshot: dict[
     return [str(f) for f in found]
 
 
-def _check_prose(config: BuildConfig) -> list[str]:
+def condition_ids(snapshot: dict[str, Any]) -> set[str]:
+    """The condition identifiers of the history and synthetic studies: the prose prints their names."""
+    history = snapshot.get("history", {}).get("conditions") or []
+    study = snapshot.get("study", {}).get("conditions") or {}
+    return {str(c) for c in [*history, *study] if "_" in str(c)}
+
+
+def _check_prose(config: BuildConfig, snapshot: dict[str, Any]) -> list[str]:
     html = config.out.paper / "paper.html"
     return (
-        check_prose(prose_paragraphs(html.read_text(encoding="utf-8")))
+        check_prose(prose_paragraphs(html.read_text(encoding="utf-8")), condition_ids(snapshot))
         if html.is_file()
         else [f"{config.rel(html)} does not exist"]
     )
@@ -342,7 +349,7 @@ def run(config: BuildConfig, *, force: bool = False, in_build: bool = False) -> 
         ("figures", lambda: _check_figures(config)),
         ("literals", lambda: _check_literals(config, manuscript, snapshot)),
         ("claims", lambda: check_claims(config, manuscript)),
-        ("prose", lambda: _check_prose(config)),
+        ("prose", lambda: _check_prose(config, snapshot)),
         ("pages", lambda: _check_pages(config, manuscript)),
         ("figure_fonts", lambda: _check_figure_fonts(config)),
     ]

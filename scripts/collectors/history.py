@@ -19,6 +19,17 @@ from scripts.hashing import file_sha256
 PREREGISTRATION = "data/history/PREREGISTRATION.md"
 KINDS = ("agent", "human")
 POINT = ("estimate", "low", "high", "p", "p_holm", "reject")
+# how the prose names a repository and a condition (identifiers stay in tables and code)
+REPOSITORY_NAMES = {"aider": "Aider", "openhands": "OpenHands"}
+CONDITION_NAMES = {
+    "always_execute": "executing everything",
+    "budget_only": "the budget alone",
+    "change_size": "lines added",
+    "composite": "the composite gate",
+    "hazard_only": "hazard alone",
+    "jit_lr": "the JIT logistic regression",
+    "static_trust": "static trust",
+}
 
 
 def _condition(repo: Any, intervals: Any, name: str) -> dict[str, Any]:
@@ -130,7 +141,9 @@ def history(ctx: CollectContext) -> dict[str, Any]:
         "preregistration": {"path": PREREGISTRATION, "sha256": file_sha256(prereg) if prereg.is_file() else None},
         "config_sha256": cfg.sha256,
         "datasets": list(cfg.datasets),
+        "names": {n: REPOSITORY_NAMES.get(n, n) for n in cfg.datasets},
         "conditions": order,
+        "condition_names": {c: CONDITION_NAMES.get(c, c.replace("_", " ")) for c in order},
         "condition_count": len(order),
         "kamei_metric_count": len(KAMEI_METRICS),
         "jit_feature_count": len(JIT_FEATURES),
