@@ -8,7 +8,8 @@ Checks, all reported together in ``output/validate/report.json``:
 * no number is typed into prose, figure texts or threat rows unless allow-listed (:mod:`scripts.literals`);
 * every claim in ``claims.yaml`` is well formed and its evidence paths exist in the project;
 * no text artefact in the prose: glued sentences, booleans standing for values (:mod:`scripts.prose`);
-* the main text fits its page limit, and no figure prints text smaller than the minimum size.
+* the main text fits its page limit, and no figure prints text smaller than the minimum size or
+  two texts (tick labels included) over each other.
 
 Run alone: ``python scripts/validate.py [--root DIR] [--force]``.
 """
@@ -317,6 +318,7 @@ def _check_figure_fonts(config: BuildConfig) -> list[str]:
             problems.append(
                 f"figure {entry['id']}: text {entry.get('min_font_text', '')!r} prints at {smallest:.1f} pt, below {MIN_PRINTED_PT:g} pt"
             )
+        problems += [f"figure {entry['id']}: texts {a!r} and {b!r} overlap" for a, b in entry.get("overlapping_texts") or []]
     return problems
 
 
