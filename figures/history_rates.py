@@ -42,7 +42,7 @@ def plot(ctx: FigureContext) -> Figure:
         axes.set_xticks(range(len(strata)))
         axes.set_xticklabels(labels, fontsize=7, rotation=30)
         axes.set_xlabel("lines changed (quintile stratum)", fontsize=7.5)
-        axes.set_title(name, fontsize=8.5)
+        axes.set_title(history["names"].get(name, name), fontsize=8.5)
         axes.legend(fontsize=7, loc="upper left")
     repositories[0][0].set_ylabel("share inducing (within horizon)", fontsize=7.5)
     return figure
