@@ -7,7 +7,9 @@ Checks, all reported together in ``output/validate/report.json``:
 * every registered figure is included and referenced, matches its PNG, and carries alt text;
 * no number is typed into prose, figure texts or threat rows unless allow-listed (:mod:`scripts.literals`);
 * every claim in ``claims.yaml`` is well formed and its evidence paths exist in the project;
-* no text artefact in the prose: glued sentences, booleans standing for values (:mod:`scripts.prose`);
+* no text artefact in the prose: glued sentences, booleans standing for values, "(s)" plurals, zero-width
+  bounds, hyphens as minus signs, identifiers and lower-case project names (:mod:`scripts.prose`);
+* every total in ``manuscript/sums.yaml`` equals the sum of its parts in the snapshot (:mod:`scripts.sums`);
 * the main text fits its page limit, and no figure prints text smaller than the minimum size or
   two texts (tick labels included) over each other.
 
@@ -41,6 +43,7 @@ from scripts.prose import check_prose, prose_paragraphs
 from scripts.render_figures import MIN_PRINTED_PT, discover, load_registry
 from scripts.stage import StageResult, stage_main
 from scripts.status import require_current
+from scripts.sums import check_sums, load_sums
 from scripts.variables import load_snapshot
 
 __all__ = ["CLAIM_CLASSES", "CLAIM_STATUSES", "bib_keys", "check_claims", "evidence_path", "run"]
@@ -330,7 +333,7 @@ def _input_key(config: BuildConfig, manuscript: Manuscript) -> str:
             "figures": digest_files(config.root, [out.figures]),
             "sources": digest_files(config.root, [config.manuscript, config.figures]),
             "evidence": _evidence_state(config, manuscript),
-            "tool": code_digest("validate.py", "literals.py", "compile.py", "prose.py"),
+            "tool": code_digest("validate.py", "literals.py", "compile.py", "prose.py", "sums.py"),
         }
     )
 
@@ -352,6 +355,7 @@ def run(config: BuildConfig, *, force: bool = False, in_build: bool = False) -> 
         ("literals", lambda: _check_literals(config, manuscript, snapshot)),
         ("claims", lambda: check_claims(config, manuscript)),
         ("prose", lambda: _check_prose(config, snapshot)),
+        ("sums", lambda: check_sums(load_sums(config.manuscript / "sums.yaml"), snapshot)),
         ("pages", lambda: _check_pages(config, manuscript)),
         ("figure_fonts", lambda: _check_figure_fonts(config)),
     ]
