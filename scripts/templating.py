@@ -69,16 +69,32 @@ def keep_text_line_endings(source: str) -> str:
     return "".join(out)
 
 
+LONG_ASIDE = re.compile(r"^(?P<head>[^()]+?) \((?P<aside>(?:\S+\s+){29,}[^()]*)\),? (?P<rest>.+)$", re.DOTALL)
+
+
 def scope_sentence(value: str) -> str:
-    """A "Can say: A. Cannot say: B." note as one sentence; any other text unchanged.
+    """A "Can say: A. Cannot say: B." note as one sentence; any other text unchanged. A parenthetical
+    of 30 words or more inside A is lifted out into a sentence of its own.
 
     >>> scope_sentence("Can say: whether x helps here. Cannot say: why.")
     'This comparison can show whether x helps here; it cannot show why.'
+    >>> aside = " ".join(["w"] * 30)
+    >>> scope_sentence(f"Can say: under this model ({aside}), whether x helps. Cannot say: why.")[:66]
+    'Under this model, this comparison can show whether x helps; it can'
     """
     match = SCOPE.match(value)
     if match is None:
         return value
-    return f"This comparison can show {match['can'].strip()}; it cannot show {match['cannot'].strip()}."
+    can, cannot = match["can"].strip(), match["cannot"].strip()
+    lifted = LONG_ASIDE.match(can)
+    if lifted is None:
+        return f"This comparison can show {can}; it cannot show {cannot}."
+    # a long parenthetical in mid-sentence becomes a sentence of its own after the claim
+    aside, head = lifted["aside"].strip(), lifted["head"].strip()
+    return (
+        f"{head[0].upper()}{head[1:]}, this comparison can show {lifted['rest'].strip()}; it cannot show "
+        f"{cannot}. In this model {aside[0].lower()}{aside[1:]}."
+    )
 
 
 def _finalize(value: Any) -> Any:

@@ -32,6 +32,28 @@ CONDITION_NAMES = {
 }
 
 
+VARIANT_WORDS = {
+    "primary": "primary rules",
+    "escaped": "escaped defects only",
+    "fix_rule=message": "fix word anywhere in the message",
+    "fix_rule=leading": "subject starts with a fix word",
+    "blame_cap=None": "no cap on blamed commits",
+    "renames=not_followed": "renames not followed",
+}
+
+
+def variant_label(variant: str | None) -> str | None:
+    """How a table names a sensitivity variant: ``blame_cap=10`` -> ``"at most 10 blamed commits per fix"``."""
+    if variant is None or variant in VARIANT_WORDS:
+        return VARIANT_WORDS.get(variant or "", variant)
+    key, _, value = variant.partition("=")
+    if key == "blame_cap":
+        return f"at most {value} blamed commits per fix"
+    if key == "horizon":
+        return f"horizon {value.removesuffix('d')} days"
+    return variant.replace("_", " ")
+
+
 def _condition(repo: Any, intervals: Any, name: str) -> dict[str, Any]:
     c = dig(repo, "primary", "conditions", name, default={})
     op = c.get("operating") or {}
@@ -66,6 +88,7 @@ def _repository(repo: Any, intervals: Any, order: list[str]) -> dict[str, Any]:
     sensitivity = [
         {
             "variant": s.get("variant"),
+            "label": variant_label(s.get("variant")),
             "inducing": s.get("inducing"),
             "inducing_share": s.get("inducing_share"),
             **{f"{c}_auc": dig(s, "auc", c) for c in order},
