@@ -9,6 +9,7 @@ Checks, all reported together in ``output/validate/report.json``:
 * every claim in ``claims.yaml`` is well formed and its evidence paths exist in the project;
 * no text artefact in the prose: glued sentences, booleans standing for values, "(s)" plurals, zero-width
   bounds, hyphens as minus signs, identifiers and lower-case project names (:mod:`scripts.prose`);
+* every "colony prevents / detects / guarantees X" in the prose is a tested claim (:mod:`scripts.guarantees`);
 * every total in ``manuscript/sums.yaml`` equals the sum of its parts in the snapshot (:mod:`scripts.sums`);
 * the main text fits its page limit, and no figure prints text smaller than the minimum size or
   two texts (tick labels included) over each other.
@@ -36,6 +37,7 @@ from scripts.buildconfig import BuildConfig
 from scripts.cache import StageCache, code_digest, write_if_changed
 from scripts.compile import pdf_pages
 from scripts.errors import BuildError
+from scripts.guarantees import check_guarantees
 from scripts.hashing import digest_files, digest_mapping, file_sha256
 from scripts.literals import load_allowlist, numeric_values, scan
 from scripts.manuscript import Manuscript, load_manuscript
@@ -296,6 +298,14 @@ def _check_prose(config: BuildConfig, snapshot: dict[str, Any]) -> list[str]:
     )
 
 
+def _check_guarantees(config: BuildConfig, manuscript: Manuscript) -> list[str]:
+    html = config.out.paper / "paper.html"
+    if not html.is_file() or not manuscript.claims.is_file():
+        return []  # the rendered and claims checks report the missing files
+    claims = (yaml.safe_load(manuscript.claims.read_text(encoding="utf-8")) or {}).get("claims") or []
+    return check_guarantees(prose_paragraphs(html.read_text(encoding="utf-8")), claims)
+
+
 def _check_pages(config: BuildConfig, manuscript: Manuscript) -> list[str]:
     path = config.out.paper / "compile_report.json"
     if not path.is_file():
@@ -333,7 +343,7 @@ def _input_key(config: BuildConfig, manuscript: Manuscript) -> str:
             "figures": digest_files(config.root, [out.figures]),
             "sources": digest_files(config.root, [config.manuscript, config.figures]),
             "evidence": _evidence_state(config, manuscript),
-            "tool": code_digest("validate.py", "literals.py", "compile.py", "prose.py", "sums.py"),
+            "tool": code_digest("validate.py", "literals.py", "compile.py", "prose.py", "sums.py", "guarantees.py"),
         }
     )
 
@@ -356,6 +366,7 @@ def run(config: BuildConfig, *, force: bool = False, in_build: bool = False) -> 
         ("claims", lambda: check_claims(config, manuscript)),
         ("prose", lambda: _check_prose(config, snapshot)),
         ("sums", lambda: check_sums(load_sums(config.manuscript / "sums.yaml"), snapshot)),
+        ("guarantees", lambda: _check_guarantees(config, manuscript)),
         ("pages", lambda: _check_pages(config, manuscript)),
         ("figure_fonts", lambda: _check_figure_fonts(config)),
     ]
