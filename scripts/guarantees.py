@@ -15,9 +15,14 @@ verb (or its synonym: detect ~ report, notice) and the object's first word.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
-__all__ = ["GUARANTEE", "check_guarantees"]
+import yaml
+
+from scripts.prose import prose_paragraphs
+
+__all__ = ["GUARANTEE", "check_guarantees", "paper_guarantees"]
 
 GUARANTEE = re.compile(
     r"\b(?:colony|the (?:attestation |signed )?(?:kernel|gate|gateway|ledger)|validation)\s+"
@@ -48,3 +53,12 @@ def check_guarantees(paragraphs: list[str], claims: list[dict[str, Any]]) -> lis
                     f'"{m.group(0)}" has no claim with tests in the claim ledger (a claim using "{verb}" and "{obj}")'
                 )
     return problems
+
+
+def paper_guarantees(html: Path, claims_file: Path) -> list[str]:
+    """:func:`check_guarantees` on a rendered paper and a claim ledger (nothing to report when either is missing:
+    the rendered and claims checks report that)."""
+    if not html.is_file() or not claims_file.is_file():
+        return []
+    claims = (yaml.safe_load(claims_file.read_text(encoding="utf-8")) or {}).get("claims") or []
+    return check_guarantees(prose_paragraphs(html.read_text(encoding="utf-8")), claims)

@@ -37,7 +37,7 @@ from scripts.buildconfig import BuildConfig
 from scripts.cache import StageCache, code_digest, write_if_changed
 from scripts.compile import pdf_pages
 from scripts.errors import BuildError
-from scripts.guarantees import check_guarantees
+from scripts.guarantees import paper_guarantees
 from scripts.hashing import digest_files, digest_mapping, file_sha256
 from scripts.literals import load_allowlist, numeric_values, scan
 from scripts.manuscript import Manuscript, load_manuscript
@@ -299,11 +299,7 @@ def _check_prose(config: BuildConfig, snapshot: dict[str, Any]) -> list[str]:
 
 
 def _check_guarantees(config: BuildConfig, manuscript: Manuscript) -> list[str]:
-    html = config.out.paper / "paper.html"
-    if not html.is_file() or not manuscript.claims.is_file():
-        return []  # the rendered and claims checks report the missing files
-    claims = (yaml.safe_load(manuscript.claims.read_text(encoding="utf-8")) or {}).get("claims") or []
-    return check_guarantees(prose_paragraphs(html.read_text(encoding="utf-8")), claims)
+    return paper_guarantees(config.out.paper / "paper.html", manuscript.claims)
 
 
 def _check_pages(config: BuildConfig, manuscript: Manuscript) -> list[str]:
@@ -314,11 +310,21 @@ def _check_pages(config: BuildConfig, manuscript: Manuscript) -> list[str]:
     main, limit = pages.get("main_text"), manuscript.page.main_text_limit
     if main is None:
         return ["paper.pdf: no page starts the references, so the main text's length is unknown"]
+    problems = []
     if main > limit:
-        return [
+        problems.append(
             f"paper.pdf: the main text fills {main} pages, more than the limit of {limit} (metadata.yaml page.main_text_limit)"
-        ]
-    return []
+        )
+    venue = manuscript.venue
+    if venue is not None:
+        vmain = (json.loads(path.read_text(encoding="utf-8")).get("venue_pages") or {}).get("main_text")
+        if vmain is None:
+            problems.append("venue.pdf: missing, or no page starts the references")
+        elif vmain > venue.main_text_limit:
+            problems.append(
+                f"venue.pdf: the main text fills {vmain} pages, more than {venue.main_text_limit} (venue.main_text_limit)"
+            )
+    return problems
 
 
 def _check_figure_fonts(config: BuildConfig) -> list[str]:
