@@ -31,14 +31,18 @@ def plot(ctx: FigureContext) -> Figure:
             axes.plot([x for x, _, _ in shown], [y for _, y, _ in shown], marker=MARKERS[j], linestyle="none",
                       color=COLOURS[kind], markersize=4.5, label=kind)  # fmt: skip
             for x, y, n in shown:
-                axes.annotate(str(n), (x, y), textcoords="offset points", xytext=(0, 3), fontsize=7, ha="center")
+                axes.annotate(  # agent counts above left of their marker, human counts below right: they do not meet
+                    str(n), (x, y), textcoords="offset points", xytext=(-4, 3) if j == 0 else (4, -3), fontsize=7,
+                    ha="right" if j == 0 else "left", va="bottom" if j == 0 else "top",
+                )  # fmt: skip
             raw = history["repos"][name]["kinds"][kind]["inducing_share"]
             if raw is not None:
                 axes.axhline(raw, color=COLOURS[kind], linewidth=0.7, linestyle="--")
+        axes.set_xlim(-0.8, len(strata) - 0.2)  # room for the first stratum's count left of its marker
         axes.set_xticks(range(len(strata)))
         axes.set_xticklabels(labels, fontsize=7, rotation=30)
         axes.set_xlabel("lines changed (quintile stratum)", fontsize=7.5)
-        axes.set_title(name, fontsize=8.5)
+        axes.set_title(history["names"].get(name, name), fontsize=8.5)
         axes.legend(fontsize=7, loc="upper left")
     repositories[0][0].set_ylabel("share inducing (within horizon)", fontsize=7.5)
     return figure

@@ -4,34 +4,38 @@ from __future__ import annotations
 
 import datetime as dt
 
+import matplotlib.dates as mdates
 from matplotlib.figure import Figure
 
 from figures import FigureContext, FigureSpec, with_sources
-from figures._history import NOT_MEASURED, repository_axes
+from figures._history import NOT_MEASURED
 from figures.style import OKABE_ITO, new_figure, not_measured
 
 
 def plot(ctx: FigureContext) -> Figure:
-    """One row per repository: weekly inducing commits (bars) and the mean hazard the week's proposals met (line)."""
+    """Two panels per repository on one time axis: weekly inducing commits (bars) above the mean hazard (line)."""
     figure = new_figure(ctx.spec.size)
-    found = repository_axes(ctx, figure, stacked=True)
-    if found is None:
+    history = ctx.var("history")
+    if not history["present"]:
         return not_measured(figure, NOT_MEASURED)
-    study, repositories = found
-    for axes, name in repositories:
+    study = ctx.artifact("history/study.json")
+    names = history["datasets"]
+    # each quantity on its own axes with a label saying what it counts (no twin axes, no legend over the data)
+    columns = figure.subplots(2, len(names), height_ratios=[1.0, 0.8], sharex="col", squeeze=False,
+                             gridspec_kw={"hspace": 0.25})  # fmt: skip
+    for k, name in enumerate(names):
+        bars, hazard = columns[0][k], columns[1][k]
         t = study["repositories"][name]["timeline"]
         days = [dt.datetime.fromtimestamp(s, tz=dt.UTC) for s in t["start"]]
-        axes.bar(days, t["inducing"], width=6, color=OKABE_ITO["orange"], label="inducing commits (by commit week)")
-        axes.set_ylabel("inducing / week", fontsize=7)
-        twin = axes.twinx()
-        twin.plot(days, t["mean_hazard"], color=OKABE_ITO["blue"], linewidth=0.9, label="mean hazard at target")
-        twin.set_ylabel("hazard", fontsize=7)
-        axes.set_title(name, fontsize=8.5)
-        lines = axes.get_legend_handles_labels()
-        more = twin.get_legend_handles_labels()
-        axes.legend(lines[0] + more[0], lines[1] + more[1], fontsize=7, loc="upper left")
-        axes.tick_params(labelsize=7)
-        twin.tick_params(labelsize=7)
+        bars.bar(days, t["inducing"], width=6, color=OKABE_ITO["orange"])
+        hazard.plot(days, t["mean_hazard"], color=OKABE_ITO["blue"], linewidth=0.9)
+        bars.set_title(history["names"].get(name, name), fontsize=8.5)
+        bars.tick_params(labelsize=7, labelbottom=False)
+        hazard.tick_params(labelsize=7)
+        hazard.xaxis.set_major_locator(mdates.YearLocator())
+        hazard.xaxis.set_major_formatter(mdates.DateFormatter("%Y"))
+    columns[0][0].set_ylabel("inducing\ncommits / week", fontsize=7)
+    columns[1][0].set_ylabel("mean hazard\nat target", fontsize=7)
     return figure
 
 
@@ -40,8 +44,8 @@ FIGURE = FigureSpec(
     caption=with_sources(
         "<% if history.present %>"
         "Pressure against consequences over the two histories: per calendar week, the commits later labelled inducing "
-        "(bars) and the mean hazard, max(RISK, FAILURE), that the week's proposals met at their target in the replayed "
-        "kernel (line; one tick per << history.parameters.tick_hours | num >> hours of history)."
+        "(upper panel, bars) and the mean hazard, max(RISK, FAILURE), that the week's proposals met at their target in "
+        "the replayed kernel (lower panel, line; one tick per << history.parameters.tick_hours | num >> hours of history)."
         "<% else %>Not measured in this build: no history study artefact.<% endif %>",
         __file__,
         "notebooks/06_real_histories.ipynb",
@@ -49,14 +53,14 @@ FIGURE = FigureSpec(
     ),
     alt="Two time-series panels: weekly counts of inducing commits as bars and the mean kernel hazard as a line.",
     description=(
-        "Each row is one repository over its whole history. Bars count, per calendar week, the commits made that week that "
-        "were later found to induce a defect; the line, on the right-hand axis, is the average pheromone hazard the kernel "
+        "Each column is one repository over its whole history. Bars in the upper panel count, per calendar week, the commits made that week that "
+        "were later found to induce a defect; the line, in the panel below on the same weeks, is the average pheromone hazard the kernel "
         "reported at the targets of that week's proposals. Hazard that rises with the bars means the field follows the "
         "defects; hazard that lags them shows the verification latency the kernel has to live with."
     ),
     evidence_class="measurement",
     inputs=["history", "file:history/study.json"],
     plot=plot,
-    size=(6.5, 3.6),
+    size=(6.5, 3.8),
     width="100%",
 )

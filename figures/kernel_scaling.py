@@ -82,12 +82,12 @@ FIGURE = FigureSpec(
     ),
     alt="Small log-log panels, one per kernel call, of microseconds per call against field size or history length.",
     description=(
-        "The top row has one panel each for propose_action, query, colony_status and tick against the number of traces in "
-        "the field; the bottom row one each for propose_action and colony_status against the number of recorded "
+        "The top row has one panel each for `propose_action`, query, `colony_status` and tick against the number of traces in "
+        "the field; the bottom row one each for `propose_action` and `colony_status` against the number of recorded "
         "outcomes. Both axes are logarithmic and all panels share the time axis. In each panel a solid line with a marker "
         "per measured size gives the median, and a shaded band bounded by a dotted line reaches up to the 99th "
         "percentile. A flat line means the call's cost does not grow with the field or the history; the text gives the "
-        "cost of propose_action at the largest size relative to a clear field, and explains why tick is expected to rise "
+        "cost of `propose_action` at the largest size relative to a clear field, and explains why tick is expected to rise "
         "with the field in this benchmark."
     ),
     evidence_class="measurement",

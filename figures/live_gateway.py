@@ -28,8 +28,12 @@ def plot(ctx: FigureContext) -> Figure:
     figure = new_figure(ctx.spec.size)
     if not live["present"]:
         return not_measured(figure, "no live gateway session (output/notebooks/07_live_gateway.json)")
-    top, bottom = figure.subplots(2, 1, height_ratios=(3, 2))
-    rounds = [p["round"] for p in live["pressure"]]
+    top, bottom = figure.subplots(2, 1, height_ratios=(3, 2), sharex=True)
+    # one horizontal axis: the pressure after a round is drawn just after that round's last call
+    last_step: dict[int, int] = {}
+    for row in live["timeline"]:
+        last_step[row["round"]] = max(last_step.get(row["round"], 0), row["step"])
+    rounds = [last_step.get(p["round"], p["round"]) + 0.7 for p in live["pressure"]]
     for k, target in enumerate(live["targets"]):
         values = [p["failure"].get(target, 0.0) for p in live["pressure"]]
         if not any(values):
@@ -44,9 +48,7 @@ def plot(ctx: FigureContext) -> Figure:
             linewidth=1.1,
             label=target,
         )
-    top.axhline(band, color="black", linestyle="--", linewidth=0.8)
-    top.text(rounds[0], band, f" medium hazard {band:g}: HOLD band", fontsize=7, va="bottom")
-    top.set_xlabel("round (one tick after each)")
+    top.axhline(band, color="black", linestyle="--", linewidth=0.8, label=f"medium hazard {band:g}\n(HOLD band)")
     top.set_ylabel("FAILURE pressure")
     top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     agents = [a["agent"] for a in live["agents"]]
@@ -78,7 +80,7 @@ def plot(ctx: FigureContext) -> Figure:
     bottom.set_yticks(range(len(agents)))
     bottom.set_yticklabels(agents, fontsize=7)
     bottom.set_ylim(-0.6, len(agents) - 0.4)
-    bottom.set_xlabel("step")
+    bottom.set_xlabel("step (pressure: after each round's last call, one tick later)")
     bottom.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.38), frameon=False)
     return figure
 
@@ -88,8 +90,8 @@ FIGURE = FigureSpec(
     caption=with_sources(
         "A scripted session of << live_gateway.agent_count >> agents through the colony gateway on the real git and "
         "filesystem MCP servers (<< live_gateway.calls | count >> calls, seed << live_gateway.parameters.seed >>). Top: "
-        "FAILURE pressure at each target that carried any, after each round; dashed, the medium-hazard band above which "
-        "the gate holds. Bottom: every call's verdict by step and agent; ringed, forwarded calls that failed upstream. "
+        "FAILURE pressure at each target that carried any, after each round (drawn after the round's last step; one tick "
+        "per round); dashed, the medium-hazard band above which the gate holds. Bottom: every call's verdict by step and agent; ringed, forwarded calls that failed upstream. "
         "Pressure appears where a forwarded call failed, holds the next change there, and decays tick by tick; the "
         "uncalibrated newcomer is refused throughout.",
         __file__,

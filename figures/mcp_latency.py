@@ -72,7 +72,7 @@ FIGURE = FigureSpec(
         "client (blue circles), stdio subprocess (vermillion squares) and HTTP (green triangles). The marker is the median "
         "time per call in milliseconds on a logarithmic axis and a line extends from it to the 99th percentile. Tools are "
         "sorted by their in-memory median, fastest at the bottom. Comparing the three marks of a tool separates the cost of the transport from the cost of the tool itself; the text "
-        "gives the propose_action medians and the HTTP throughput under concurrent clients."
+        "gives the `propose_action` medians and the HTTP throughput under concurrent clients."
     ),
     evidence_class="measurement",
     inputs=["perf.mcp"],

@@ -30,7 +30,7 @@ def _steps(policy: dict[str, Any], checks: int) -> list[tuple[str, str, bool]]:
         ),
         (
             "deposits after the verdict",
-            f"findings → RISK, REFUSE → FAILURE\none agent capped at {prop['proposal_deposit_cap']:g}",
+            f"findings → RISK, REFUSE → FAILURE\nall agents together capped at {prop['proposal_deposit_cap']:g}",
             True,
         ),
         ("caller acts (or not)", "outside colony", False),

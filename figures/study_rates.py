@@ -24,7 +24,7 @@ def plot(ctx: FigureContext) -> Figure:
     if not study["present"]:
         return not_measured(figure, "no study artefact (output/research/study.json)")
     order = study["parameters"]["order"]
-    panels = figure.subplots(2, 2, sharey=True)
+    panels = figure.subplots(2, 2, sharey=True, gridspec_kw={"wspace": 0.25})
     for axes, (metric, label) in zip(panels.flat, PANELS, strict=True):
         for i, condition in enumerate(order):
             m = study["conditions"][condition]["metrics"][metric]

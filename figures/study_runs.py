@@ -85,7 +85,7 @@ def plot(ctx: FigureContext) -> Figure:
                 zorder=2,
             )
         axes.set_xticks(range(len(order)))
-        axes.set_xticklabels([c.replace("_", "\n") for c in order], fontsize=7.5)
+        axes.set_xticklabels([c.replace("_", " ") for c in order], fontsize=7, rotation=90)
         axes.set_title(label, fontsize=8.5)
         axes.grid(axis="x", visible=False)
     left.set_ylabel("per run")

@@ -147,6 +147,22 @@ def smallest_text(figure: Figure) -> tuple[float, str]:
     return float(smallest.get_fontsize()), smallest.get_text()
 
 
+def overlapping_texts(figure: Figure, tolerance_px: float = 0.5) -> list[tuple[str, str]]:
+    """Pairs of drawn texts (tick labels included) whose bounding boxes overlap by more than
+    ``tolerance_px`` in both directions: labels printed over each other. The figure must have been drawn."""
+    renderer = figure._get_renderer()  # type: ignore[attr-defined]
+    figure.draw(renderer)  # lay out again at the figure's own dpi: savefig placed axis labels at its dpi
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in drawn_texts(figure)]
+    pairs = []
+    for i, (text_a, a) in enumerate(boxes):
+        for text_b, b in boxes[i + 1 :]:
+            width = min(a.x1, b.x1) - max(a.x0, b.x0)
+            height = min(a.y1, b.y1) - max(a.y0, b.y0)
+            if width > tolerance_px and height > tolerance_px:
+                pairs.append((text_a, text_b))
+    return pairs
+
+
 def png_bytes(figure: Figure) -> bytes:
     """Render ``figure`` to PNG with no time or software metadata, so equal inputs give equal bytes."""
     buffer = io.BytesIO()

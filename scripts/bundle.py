@@ -76,6 +76,7 @@ def _entries(config: BuildConfig) -> tuple[list[Entry], dict[str, Any]]:
     entries = [
         Entry(f"{stem}.html", "semantic-html", out.paper / "paper.html"),
         Entry(f"{stem}.pdf", "distribution-pdf", out.paper / "paper.pdf"),
+        *([Entry(f"{stem}-venue.pdf", "venue-pdf", out.paper / "venue.pdf")] if manuscript.venue is not None else []),
         Entry("source/paper.md", "rendered-source", out.paper / "paper.md"),
         Entry("figures/registry.json", "figure-registry", out.figure_registry),
         Entry("data/variables.json", "variables", out.variables),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -56,6 +57,7 @@ __all__ = [
 ]
 
 PAPER_FILES = ("paper.md", "metadata.yaml", "paper.html", "paper.typ", "paper.pdf", "compile_report.json")
+VENUE_FILES = ("venue.md", "venue.yaml", "venue.typ", "venue.pdf")
 APPENDIX_OPEN = "::: {.appendix}\n"
 APPENDIX_CLOSE = ":::\n"
 # One source line per paragraph: pandoc escapes a wrapped line that starts with "-0.04" as "\-0.04", which
@@ -95,7 +97,7 @@ def figure_markdown(entry: dict[str, Any]) -> str:
     """The Markdown of one registered figure: labelled image with alt text, then its long description."""
     fid = entry["id"]
     alt = entry["alt"].replace("\\", "\\\\").replace('"', '\\"')
-    description = html.escape(entry["description"])
+    description = re.sub(r"`([^`<>]+)`", r"<code>\1</code>", html.escape(entry["description"]))
     return (
         f'![{entry["caption"]}]({entry["file"]}){{#fig:{fid} alt="{alt}" width={entry["width"]} '
         f'aria-describedby="fig-{fid}-description"}}\n\n'
@@ -188,7 +190,7 @@ def _pandoc(args: list[str], cwd: Path, report: CompileReport) -> None:
 def _input_key(
     config: BuildConfig, manuscript: Manuscript, paper_md: str, metadata: str, registry: dict[str, Any], timestamp: int
 ) -> str:
-    fixed = [manuscript.bibliography, manuscript.lua_filter, manuscript.typst_header, manuscript.css]
+    fixed = [manuscript.bibliography, manuscript.lua_filter, manuscript.typst_header, manuscript.css, manuscript.venue_header]
     return digest_mapping(
         {
             "paper": paper_md,
@@ -201,6 +203,37 @@ def _input_key(
             "tool": code_digest("compile.py", "templating.py", "manuscript.py"),
         }
     )
+
+
+def _typst_pdf(config: BuildConfig, staging: Path, name: str, timestamp: int, report: CompileReport) -> None:
+    try:
+        pdf, warnings = typst.compile_with_warnings(
+            str(staging / f"{name}.typ"),
+            root=str(config.out.root),
+            timestamp=timestamp,
+            ignore_system_fonts=True,
+            pdf_standards=["ua-1"],
+        )
+    except Exception as exc:  # typst raises its own error types; report them as a compile failure
+        raise BuildError("compile", f"typst could not compile {name}.typ: {exc}") from exc
+    report.warnings.extend(str(w) for w in warnings)
+    if not isinstance(pdf, bytes):
+        raise BuildError("compile", "typst returned no PDF bytes")
+    (staging / f"{name}.pdf").write_bytes(pdf)
+
+
+def _compile_venue(config: BuildConfig, manuscript: Manuscript, staging: Path, timestamp: int) -> dict[str, int | None]:
+    """The venue version from the same rendered sources: two columns, its own margins, moved sections last."""
+    report = CompileReport()
+    args = [
+        "venue.md", "--from", "markdown", "--metadata-file", "venue.yaml", "--number-sections",
+        "--lua-filter", str(manuscript.lua_filter), "--citeproc", "--bibliography", str(manuscript.bibliography),
+        "--resource-path", str(config.out.root), *TYPST_OPTIONS, "--standalone", "-o", "venue.typ", "-V", "columns=2",
+        "--include-in-header", str(manuscript.typst_header), "--include-in-header", str(manuscript.venue_header),
+    ]  # fmt: skip
+    _pandoc(args, staging, report)
+    _typst_pdf(config, staging, "venue", timestamp, report)
+    return page_counts(pdf_pages(staging / "venue.pdf", layout=False))
 
 
 def _compile(config: BuildConfig, manuscript: Manuscript, staging: Path, timestamp: int) -> CompileReport:
@@ -224,20 +257,7 @@ def _compile(config: BuildConfig, manuscript: Manuscript, staging: Path, timesta
         problems = [f"unresolved cross-reference @{r}" for r in report.unresolved]
         problems += [f"citation {k!r} is not in {config.rel(manuscript.bibliography)}" for k in report.missing_citations]
         raise BuildError("compile", "; ".join(problems))
-    try:
-        pdf, warnings = typst.compile_with_warnings(
-            str(staging / "paper.typ"),
-            root=str(config.out.root),
-            timestamp=timestamp,
-            ignore_system_fonts=True,
-            pdf_standards=["ua-1"],
-        )
-    except Exception as exc:  # typst raises its own error types; report them as a compile failure
-        raise BuildError("compile", f"typst could not compile paper.typ: {exc}") from exc
-    report.warnings.extend(str(w) for w in warnings)
-    if not isinstance(pdf, bytes):
-        raise BuildError("compile", "typst returned no PDF bytes")
-    (staging / "paper.pdf").write_bytes(pdf)
+    _typst_pdf(config, staging, "paper", timestamp, report)
     return report
 
 
@@ -251,7 +271,7 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     paper_md = join_paper(rendered, manuscript.appendix_names)
     metadata = _metadata(manuscript, snapshot, abstract)
     timestamp = pdf_timestamp(snapshot)
-    key = _input_key(config, manuscript, paper_md, metadata, registry, timestamp)
+    key = _input_key(config, manuscript, paper_md, metadata + repr(manuscript.venue), registry, timestamp)
     cache = StageCache(config)
     final = config.out.paper
     if not force and cache.lookup("compile", key) is not None:
@@ -261,8 +281,18 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     staging.mkdir(parents=True)
     (staging / "paper.md").write_text(paper_md, encoding="utf-8")
     (staging / "metadata.yaml").write_text(metadata, encoding="utf-8")
+    venue = manuscript.venue
+    if venue is not None:
+        moved = tuple(manuscript.name_of(p) for p in venue.moved)
+        main_names = [n for n in rendered if n not in manuscript.appendix_names and n not in moved]
+        ordered = {n: rendered[n] for n in [*main_names, *moved, *manuscript.appendix_names]}
+        (staging / "venue.md").write_text(join_paper(ordered, (*moved, *manuscript.appendix_names)), encoding="utf-8")
+        venue_meta = yaml.safe_load(metadata)
+        venue_meta["margin"] = {"x": f"{venue.margin_in:g}in", "y": f"{venue.margin_in:g}in"}
+        (staging / "venue.yaml").write_text(yaml.safe_dump(venue_meta, sort_keys=True, allow_unicode=True), encoding="utf-8")
     try:
         report = _compile(config, manuscript, staging, timestamp)
+        venue_pages = _compile_venue(config, manuscript, staging, timestamp) if venue is not None else None
     except BuildError:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -274,22 +304,25 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
         "missing_citations": report.missing_citations,
         "outputs": {name: file_sha256(staging / name) for name in ("paper.html", "paper.pdf")},
         "pages": page_counts(pdf_pages(staging / "paper.pdf")),
+        "venue_pages": venue_pages,
     }
     (staging / "compile_report.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     shutil.rmtree(final, ignore_errors=True)
     staging.replace(final)
-    cache.store("compile", key, [final / name for name in PAPER_FILES])
+    cache.store("compile", key, [final / name for name in (*PAPER_FILES, *(VENUE_FILES if venue is not None else ()))])
     pages = summary["pages"]
     return StageResult(
         "compile",
         skipped=False,
-        summary=f"paper.html, paper.pdf ({pages['total']} pages, main text {pages['main_text']})",
+        summary=f"paper.html, paper.pdf ({pages['total']} pages, main text {pages['main_text']})"
+        + (f", venue.pdf (main text {venue_pages['main_text']})" if venue_pages else ""),
     )
 
 
-def pdf_pages(path: Path) -> list[str]:
-    """The text of each page of a PDF (``pdftotext``)."""
-    proc = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=False)
+def pdf_pages(path: Path, *, layout: bool = True) -> list[str]:
+    """The text of each page of a PDF (``pdftotext``; ``layout=False`` reads two columns one after the other)."""
+    flags = ["-layout"] if layout else []
+    proc = subprocess.run(["pdftotext", *flags, str(path), "-"], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise BuildError("compile", f"pdftotext failed on {path.name}: {proc.stderr.strip()}")
     return proc.stdout.split("\f")[:-1] or [proc.stdout]

@@ -60,6 +60,18 @@ class Page:
 
 
 @dataclass(frozen=True, slots=True)
+class Venue:
+    """The two-column venue version: the same sources, with some main sections moved to its appendix."""
+
+    moved: tuple[Path, ...] = ()  # main sections the venue version prints in its appendix
+    margin_in: float = 0.65
+    main_text_limit: int = 10
+
+
+VENUE_DEFAULT = Venue()
+
+
+@dataclass(frozen=True, slots=True)
 class Manuscript:
     """The parsed metadata plus the paths of the fixed inputs."""
 
@@ -76,6 +88,11 @@ class Manuscript:
     date: str = ""  # optional YYYY-MM-DD; default: the built commit's date
     appendix: tuple[Path, ...] = ()
     page: Page = Page()
+    venue: Venue | None = None
+
+    @property
+    def venue_header(self) -> Path:
+        return self.directory / "venue.typ"
 
     @property
     def bibliography(self) -> Path:
@@ -168,7 +185,27 @@ def load_manuscript(config: BuildConfig) -> Manuscript:
         date=_date(data),
         appendix=tuple(appendix),
         page=_page(data),
+        venue=_venue(directory, data, sections),
     )
+
+
+def _venue(directory: Path, data: dict[str, Any], sections: list[Path]) -> Venue | None:
+    value = data.get("venue")
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) - {"moved", "margin_in", "main_text_limit"}:
+        raise BuildError("manuscript", "metadata.yaml: venue must be a mapping of moved, margin_in, main_text_limit")
+    moved = _templates(directory, {"moved": value.get("moved") or []}, "moved")
+    stray = [p.name for p in moved if p not in sections]
+    if stray:
+        raise BuildError("manuscript", f"metadata.yaml: venue.moved: {stray} are not main sections")
+    limit = value.get("main_text_limit", VENUE_DEFAULT.main_text_limit)
+    margin = value.get("margin_in", VENUE_DEFAULT.margin_in)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise BuildError("manuscript", f"metadata.yaml: venue.main_text_limit: {limit!r} is not a positive number of pages")
+    if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 < margin < 2:
+        raise BuildError("manuscript", f"metadata.yaml: venue.margin_in: {margin!r} is not a positive margin in inches")
+    return Venue(tuple(moved), float(margin), limit)
 
 
 def _templates(directory: Path, data: dict[str, Any], key: str) -> list[Path]:

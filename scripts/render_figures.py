@@ -29,7 +29,7 @@ import jinja2
 import figures as framework
 from colony.errors import ValidationError
 from figures import FigureContext, FigureSpec
-from figures.style import MIN_PRINTED_PT, figure_style, png_bytes, smallest_text
+from figures.style import MIN_PRINTED_PT, figure_style, overlapping_texts, png_bytes, smallest_text
 from scripts.buildconfig import BuildConfig
 from scripts.cache import StageCache, code_digest, write_if_changed
 from scripts.errors import BuildError
@@ -153,7 +153,11 @@ def draw_measured(config: BuildConfig, figure: LoadedFigure, snapshot: dict[str,
         drawn.set_size_inches(*figure.spec.size)
         png = png_bytes(drawn)  # draws: tick labels exist from here on
         size, text = smallest_text(drawn)
-        return png, {"smallest_drawn_pt": size if size != float("inf") else None, "smallest_text": text}
+        return png, {
+            "smallest_drawn_pt": size if size != float("inf") else None,
+            "smallest_text": text,
+            "overlapping_texts": [list(pair) for pair in overlapping_texts(drawn)],
+        }
 
 
 def run(config: BuildConfig, *, force: bool = False) -> StageResult:
@@ -174,7 +178,8 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
         fonts_file = out_dir / f"{spec.id}.fonts.json"
         key = _figure_key(config, figure, snapshot, shared)
         texts = {name: _render_text(env, figure, name, snapshot) for name in ("caption", "alt", "description")}
-        if force or cache.lookup(f"figure-{spec.id}", key) is None or not fonts_file.is_file():
+        measured = fonts_file.is_file() and "overlapping_texts" in json.loads(fonts_file.read_text(encoding="utf-8"))
+        if force or cache.lookup(f"figure-{spec.id}", key) is None or not measured:
             image, fonts = draw_measured(config, figure, snapshot)
             png.write_bytes(image)
             fonts_file.write_text(json.dumps(fonts, sort_keys=True) + "\n", encoding="utf-8")
@@ -197,6 +202,7 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
                 "sha256": file_sha256(png),
                 "min_font_pt": None if drawn_pt is None else round(drawn_pt * spec.printed_scale(text_width), 2),
                 "min_font_text": fonts.get("smallest_text", ""),
+                "overlapping_texts": fonts.get("overlapping_texts", []),
             }
         )
     keep = {f"{e['id']}{suffix}" for e in entries for suffix in (".png", ".fonts.json")}

@@ -69,16 +69,32 @@ def keep_text_line_endings(source: str) -> str:
     return "".join(out)
 
 
+LONG_ASIDE = re.compile(r"^(?P<head>[^()]+?) \((?P<aside>(?:\S+\s+){29,}[^()]*)\),? (?P<rest>.+)$", re.DOTALL)
+
+
 def scope_sentence(value: str) -> str:
-    """A "Can say: A. Cannot say: B." note as one sentence; any other text unchanged.
+    """A "Can say: A. Cannot say: B." note as one sentence; any other text unchanged. A parenthetical
+    of 30 words or more inside A is lifted out into a sentence of its own.
 
     >>> scope_sentence("Can say: whether x helps here. Cannot say: why.")
     'This comparison can show whether x helps here; it cannot show why.'
+    >>> aside = " ".join(["w"] * 30)
+    >>> scope_sentence(f"Can say: under this model ({aside}), whether x helps. Cannot say: why.")[:66]
+    'Under this model, this comparison can show whether x helps; it can'
     """
     match = SCOPE.match(value)
     if match is None:
         return value
-    return f"This comparison can show {match['can'].strip()}; it cannot show {match['cannot'].strip()}."
+    can, cannot = match["can"].strip(), match["cannot"].strip()
+    lifted = LONG_ASIDE.match(can)
+    if lifted is None:
+        return f"This comparison can show {can}; it cannot show {cannot}."
+    # a long parenthetical in mid-sentence becomes a sentence of its own after the claim
+    aside, head = lifted["aside"].strip(), lifted["head"].strip()
+    return (
+        f"{head[0].upper()}{head[1:]}, this comparison can show {lifted['rest'].strip()}; it cannot show "
+        f"{cannot}. In this model {aside[0].lower()}{aside[1:]}."
+    )
 
 
 def _finalize(value: Any) -> Any:
@@ -103,43 +119,66 @@ def _number(value: Any, name: str) -> float:
     return float(value)
 
 
+MINUS = "\u2212"
+
+
+def minus(text: str) -> str:
+    """A number's text with its sign as the typographic minus the paper prints: ``-0.04`` -> ``"\u22120.04"``."""
+    return MINUS + text[1:] if text.startswith("-") else text
+
+
 def fmt3(value: Any) -> str:
-    """Three decimals: ``0.875`` -> ``"0.875"``."""
-    return f"{_number(value, 'fmt3'):.3f}"
+    """Three decimals: ``0.875`` -> ``"0.875"``; negative numbers take a real minus sign."""
+    return minus(f"{_number(value, 'fmt3'):.3f}")
 
 
 def fixed(value: Any, digits: int = 2) -> str:
     """Fixed decimals: ``fixed(0.5, 1)`` -> ``"0.5"``."""
-    return f"{_number(value, 'fixed'):.{digits}f}"
+    return minus(f"{_number(value, 'fixed'):.{digits}f}")
 
 
 def num(value: Any) -> str:
     """The shortest exact text of a number: ints as ints, floats as their repr (``0.75``)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(f"filter num needs a number, got {value!r}")
-    return str(value) if isinstance(value, int) else repr(_number(value, "num"))
+    return minus(str(value) if isinstance(value, int) else repr(_number(value, "num")))
 
 
 def pct(value: Any, digits: int = 1) -> str:
     """A fraction as a percentage: ``0.875`` -> ``"87.5%"``."""
-    return f"{100.0 * _number(value, 'pct'):.{digits}f}%"
+    return minus(f"{100.0 * _number(value, 'pct'):.{digits}f}%")
 
 
 def percent(value: Any, digits: int = 1) -> str:
     """A value already in percent: ``83.33`` -> ``"83.3%"``."""
-    return f"{_number(value, 'percent'):.{digits}f}%"
+    return minus(f"{_number(value, 'percent'):.{digits}f}%")
 
 
 def signed(value: Any, digits: int = 2) -> str:
     """A signed delta: ``0.04`` -> ``"+0.04"``."""
-    return f"{_number(value, 'signed'):+.{digits}f}"
+    return minus(f"{_number(value, 'signed'):+.{digits}f}")
 
 
 def count(value: Any) -> str:
     """An integer count with thousands separators: ``1200`` -> ``"1,200"``."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"filter count needs an integer, got {value!r}")
-    return f"{value:,}"
+    return minus(f"{value:,}")
+
+
+def plural(value: Any, singular: str, plural_form: str | None = None) -> str:
+    """A count with its noun in the right number: ``1 | plural("tick")`` -> ``"1 tick"``, ``2`` -> ``"2 ticks"``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"filter plural needs an integer, got {value!r}")
+    return f"{count(value)} {singular if value == 1 else (plural_form or singular + 's')}"
+
+
+IDENTIFIER = re.compile(r"(?<![\w`.])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w`])")
+
+
+def code_ids(value: Any) -> str:
+    """Set the snake_case identifiers of a text as code: ``"missing_fields counts"`` -> ``"`missing_fields` counts"``."""
+    return IDENTIFIER.sub(r"`\1`", str(value))
 
 
 def digest(value: Any, length: int = 12) -> str:
@@ -164,6 +203,8 @@ FILTERS: dict[str, Callable[..., str]] = {
     "percent": percent,
     "signed": signed,
     "count": count,
+    "plural": plural,
+    "code_ids": code_ids,
     "digest": digest,
     "yesno": yesno,
 }

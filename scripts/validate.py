@@ -7,8 +7,12 @@ Checks, all reported together in ``output/validate/report.json``:
 * every registered figure is included and referenced, matches its PNG, and carries alt text;
 * no number is typed into prose, figure texts or threat rows unless allow-listed (:mod:`scripts.literals`);
 * every claim in ``claims.yaml`` is well formed and its evidence paths exist in the project;
-* no text artefact in the prose: glued sentences, booleans standing for values (:mod:`scripts.prose`);
-* the main text fits its page limit, and no figure prints text smaller than the minimum size.
+* no text artefact in the prose: glued sentences, booleans standing for values, "(s)" plurals, zero-width
+  bounds, hyphens as minus signs, identifiers and lower-case project names (:mod:`scripts.prose`);
+* every "colony prevents / detects / guarantees X" in the prose is a tested claim (:mod:`scripts.guarantees`);
+* every total in ``manuscript/sums.yaml`` equals the sum of its parts in the snapshot (:mod:`scripts.sums`);
+* the main text fits its page limit, and no figure prints text smaller than the minimum size or
+  two texts (tick labels included) over each other.
 
 Run alone: ``python scripts/validate.py [--root DIR] [--force]``.
 """
@@ -33,6 +37,7 @@ from scripts.buildconfig import BuildConfig
 from scripts.cache import StageCache, code_digest, write_if_changed
 from scripts.compile import pdf_pages
 from scripts.errors import BuildError
+from scripts.guarantees import paper_guarantees
 from scripts.hashing import digest_files, digest_mapping, file_sha256
 from scripts.literals import load_allowlist, numeric_values, scan
 from scripts.manuscript import Manuscript, load_manuscript
@@ -40,6 +45,7 @@ from scripts.prose import check_prose, prose_paragraphs
 from scripts.render_figures import MIN_PRINTED_PT, discover, load_registry
 from scripts.stage import StageResult, stage_main
 from scripts.status import require_current
+from scripts.sums import check_sums, load_sums
 from scripts.variables import load_snapshot
 
 __all__ = ["CLAIM_CLASSES", "CLAIM_STATUSES", "bib_keys", "check_claims", "evidence_path", "run"]
@@ -276,13 +282,24 @@ def _check_literals(config: BuildConfig, manuscript: Manuscript, snapshot: dict[
     return [str(f) for f in found]
 
 
-def _check_prose(config: BuildConfig) -> list[str]:
+def condition_ids(snapshot: dict[str, Any]) -> set[str]:
+    """The condition identifiers of the history and synthetic studies: the prose prints their names."""
+    history = snapshot.get("history", {}).get("conditions") or []
+    study = snapshot.get("study", {}).get("conditions") or {}
+    return {str(c) for c in [*history, *study] if "_" in str(c)}
+
+
+def _check_prose(config: BuildConfig, snapshot: dict[str, Any]) -> list[str]:
     html = config.out.paper / "paper.html"
     return (
-        check_prose(prose_paragraphs(html.read_text(encoding="utf-8")))
+        check_prose(prose_paragraphs(html.read_text(encoding="utf-8")), condition_ids(snapshot))
         if html.is_file()
         else [f"{config.rel(html)} does not exist"]
     )
+
+
+def _check_guarantees(config: BuildConfig, manuscript: Manuscript) -> list[str]:
+    return paper_guarantees(config.out.paper / "paper.html", manuscript.claims)
 
 
 def _check_pages(config: BuildConfig, manuscript: Manuscript) -> list[str]:
@@ -293,11 +310,21 @@ def _check_pages(config: BuildConfig, manuscript: Manuscript) -> list[str]:
     main, limit = pages.get("main_text"), manuscript.page.main_text_limit
     if main is None:
         return ["paper.pdf: no page starts the references, so the main text's length is unknown"]
+    problems = []
     if main > limit:
-        return [
+        problems.append(
             f"paper.pdf: the main text fills {main} pages, more than the limit of {limit} (metadata.yaml page.main_text_limit)"
-        ]
-    return []
+        )
+    venue = manuscript.venue
+    if venue is not None:
+        vmain = (json.loads(path.read_text(encoding="utf-8")).get("venue_pages") or {}).get("main_text")
+        if vmain is None:
+            problems.append("venue.pdf: missing, or no page starts the references")
+        elif vmain > venue.main_text_limit:
+            problems.append(
+                f"venue.pdf: the main text fills {vmain} pages, more than {venue.main_text_limit} (venue.main_text_limit)"
+            )
+    return problems
 
 
 def _check_figure_fonts(config: BuildConfig) -> list[str]:
@@ -310,6 +337,7 @@ def _check_figure_fonts(config: BuildConfig) -> list[str]:
             problems.append(
                 f"figure {entry['id']}: text {entry.get('min_font_text', '')!r} prints at {smallest:.1f} pt, below {MIN_PRINTED_PT:g} pt"
             )
+        problems += [f"figure {entry['id']}: texts {a!r} and {b!r} overlap" for a, b in entry.get("overlapping_texts") or []]
     return problems
 
 
@@ -321,7 +349,7 @@ def _input_key(config: BuildConfig, manuscript: Manuscript) -> str:
             "figures": digest_files(config.root, [out.figures]),
             "sources": digest_files(config.root, [config.manuscript, config.figures]),
             "evidence": _evidence_state(config, manuscript),
-            "tool": code_digest("validate.py", "literals.py", "compile.py", "prose.py"),
+            "tool": code_digest("validate.py", "literals.py", "compile.py", "prose.py", "sums.py", "guarantees.py"),
         }
     )
 
@@ -342,7 +370,9 @@ def run(config: BuildConfig, *, force: bool = False, in_build: bool = False) -> 
         ("figures", lambda: _check_figures(config)),
         ("literals", lambda: _check_literals(config, manuscript, snapshot)),
         ("claims", lambda: check_claims(config, manuscript)),
-        ("prose", lambda: _check_prose(config)),
+        ("prose", lambda: _check_prose(config, snapshot)),
+        ("sums", lambda: check_sums(load_sums(config.manuscript / "sums.yaml"), snapshot)),
+        ("guarantees", lambda: _check_guarantees(config, manuscript)),
         ("pages", lambda: _check_pages(config, manuscript)),
         ("figure_fonts", lambda: _check_figure_fonts(config)),
     ]

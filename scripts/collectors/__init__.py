@@ -40,6 +40,7 @@ MODULES = (
     "study",
     "robustness",
     "history",
+    "validity",
     "fixtures",
     "gateway",
 )

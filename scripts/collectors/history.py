@@ -19,6 +19,39 @@ from scripts.hashing import file_sha256
 PREREGISTRATION = "data/history/PREREGISTRATION.md"
 KINDS = ("agent", "human")
 POINT = ("estimate", "low", "high", "p", "p_holm", "reject")
+# how the prose names a repository and a condition (identifiers stay in tables and code)
+REPOSITORY_NAMES = {"aider": "Aider", "openhands": "OpenHands"}
+CONDITION_NAMES = {
+    "always_execute": "executing everything",
+    "budget_only": "the budget alone",
+    "change_size": "lines added",
+    "composite": "the composite gate",
+    "hazard_only": "hazard alone",
+    "jit_lr": "the JIT logistic regression",
+    "static_trust": "static trust",
+}
+
+
+VARIANT_WORDS = {
+    "primary": "primary rules",
+    "escaped": "escaped defects only",
+    "fix_rule=message": "fix word anywhere in the message",
+    "fix_rule=leading": "subject starts with a fix word",
+    "blame_cap=None": "no cap on blamed commits",
+    "renames=not_followed": "renames not followed",
+}
+
+
+def variant_label(variant: str | None) -> str | None:
+    """How a table names a sensitivity variant: ``blame_cap=10`` -> ``"at most 10 blamed commits per fix"``."""
+    if variant is None or variant in VARIANT_WORDS:
+        return VARIANT_WORDS.get(variant or "", variant)
+    key, _, value = variant.partition("=")
+    if key == "blame_cap":
+        return f"at most {value} blamed commits per fix"
+    if key == "horizon":
+        return f"horizon {value.removesuffix('d')} days"
+    return variant.replace("_", " ")
 
 
 def _condition(repo: Any, intervals: Any, name: str) -> dict[str, Any]:
@@ -55,6 +88,7 @@ def _repository(repo: Any, intervals: Any, order: list[str]) -> dict[str, Any]:
     sensitivity = [
         {
             "variant": s.get("variant"),
+            "label": variant_label(s.get("variant")),
             "inducing": s.get("inducing"),
             "inducing_share": s.get("inducing_share"),
             **{f"{c}_auc": dig(s, "auc", c) for c in order},
@@ -130,7 +164,9 @@ def history(ctx: CollectContext) -> dict[str, Any]:
         "preregistration": {"path": PREREGISTRATION, "sha256": file_sha256(prereg) if prereg.is_file() else None},
         "config_sha256": cfg.sha256,
         "datasets": list(cfg.datasets),
+        "names": {n: REPOSITORY_NAMES.get(n, n) for n in cfg.datasets},
         "conditions": order,
+        "condition_names": {c: CONDITION_NAMES.get(c, c.replace("_", " ")) for c in order},
         "condition_count": len(order),
         "kamei_metric_count": len(KAMEI_METRICS),
         "jit_feature_count": len(JIT_FEATURES),

@@ -41,6 +41,7 @@ def test_threat_rows_come_from_the_claim_ledger_in_order() -> None:
         "self_raised_trust",
         "resigned_chain",
         "truncated_chain",
+        "edited_state",
     }
     ledger = yaml.safe_load(CLAIMS.read_text(encoding="utf-8"))["claims"]
     by_id = {c["id"]: c for c in ledger}
@@ -87,6 +88,15 @@ def test_invented_identities_are_counted_until_the_verdict_moves(kernels: threat
     assert measured["min_identities_to_tighten"] == (min(moved) if moved else None)
     cap = default_policy().proposal.proposal_deposit_cap
     assert rows[0]["failure"] <= cap and rows[0]["risk"] <= cap  # one name stays under its cap
+
+
+def test_edits_to_the_trust_and_field_rows_of_a_stopped_kernel_go_unnoticed(kernels: threats.Kernels) -> None:
+    measured = threats.edited_state(kernels)
+    assert measured["trust_rows_edited"] == 1 and measured["traces_deleted"] >= 1
+    assert (measured["newcomer_before"], measured["trusted_before"]) == ("refuse", "hold")
+    # nothing checks these rows on restart: the edited trust executes and the deleted failure no longer holds
+    assert measured["refused_on_restart"] is None
+    assert (measured["newcomer_after"], measured["trusted_after"]) == ("execute", "execute")
 
 
 def test_self_raised_trust_takes_the_reports_the_trust_arithmetic_predicts(kernels: threats.Kernels) -> None:

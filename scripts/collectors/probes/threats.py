@@ -14,6 +14,8 @@ claims with a ``threat`` entry):
   and re-signs every later one, and the signed heads too; does validation notice?
 * ``truncated_chain`` — the newest event of an attested run is deleted, and in another copy the
   whole run; does validation notice, without the key?
+* ``edited_state`` — with the kernel stopped, plain SQL raises a refused agent's trust row and
+  deletes the FAILURE trace that holds a trusted agent at a target; what do both get after a restart?
 
 Run ``python -m scripts.collectors.probes.threats [package]``.
 """
@@ -44,8 +46,10 @@ class Kernels:
         self.models = import_part(package, "models")
         self.errors = import_part(package, "errors")
 
-    def kernel(self, *, attestation_mode: str = "disabled") -> Any:
+    def kernel(self, *, attestation_mode: str = "disabled", state_path: Path | None = None) -> Any:
         options: dict[str, Any] = {"clock": lambda: 1_000_000.0, "attestation_mode": attestation_mode}
+        if state_path is not None:
+            options["state_path"] = state_path
         if attestation_mode != "disabled":
             options["attestation_key"] = b"probe hmac key: 32 bytes long!!!"
         return self.kernel_mod.ColonyKernel(self.kernel_mod.ColonyKernelConfig(**options))
@@ -283,6 +287,46 @@ def ledger_threats(package: str) -> dict[str, Any]:
     }
 
 
+def edited_state(k: Kernels) -> dict[str, Any]:
+    """Edit the trust and field rows of a stopped kernel's state file; restart; ask again."""
+    with tempfile.TemporaryDirectory(prefix="colony-state-") as tmp:
+        path = Path(tmp) / "state.db"
+        with k.kernel(state_path=path) as kernel:
+            kernel.calibrate_agent(TRUSTED, trust_score=TRUSTED_TRUST)
+            newcomer_before = kernel.propose_action(k.complete("n-before", "newcomer")).decision.value
+            failed = k.complete("t-failed", TRUSTED)
+            kernel.propose_action(failed)
+            kernel.record_outcome(failed, {"summary": "tests failed"}, tests_passed=False)
+            held_before = kernel.propose_action(k.complete("t-before", TRUSTED)).decision.value
+        conn = sqlite3.connect(path, isolation_level=None)
+        try:
+            edited = conn.execute(
+                "UPDATE agent_profiles SET trust_score = 1.0, calibrated = 1, role = 'dispatcher', total_proposals = 50, "
+                "accepted_proposals = 50 WHERE agent_id = 'newcomer'"
+            ).rowcount
+            deleted = conn.execute("DELETE FROM kernel_traces WHERE location = ?", (TARGET,)).rowcount
+        finally:
+            conn.close()
+        newcomer_after: str | None = None
+        trusted_after: str | None = None
+        refused: str | None = None
+        try:
+            with k.kernel(state_path=path) as kernel:
+                newcomer_after = kernel.propose_action(k.complete("n-after", "newcomer")).decision.value
+                trusted_after = kernel.propose_action(k.complete("t-after", TRUSTED)).decision.value
+        except k.errors.ColonyError as exc:  # a restart that refuses the edited file has noticed
+            refused = str(getattr(exc, "status", None) or type(exc).__name__)
+    return {
+        "trust_rows_edited": edited,
+        "traces_deleted": deleted,
+        "newcomer_before": newcomer_before,
+        "newcomer_after": newcomer_after,
+        "trusted_before": held_before,
+        "trusted_after": trusted_after,
+        "refused_on_restart": refused,
+    }
+
+
 def describe(package: str) -> dict[str, Any]:
     """Every scenario, each on fresh kernels or a fresh ledger file."""
     k = Kernels(package)
@@ -290,6 +334,7 @@ def describe(package: str) -> dict[str, Any]:
         "lying_reporter": lying_reporter(k),
         "invented_identities": invented_identities(k),
         "self_raised_trust": self_raised_trust(k),
+        "edited_state": edited_state(k),
         **ledger_threats(package),
     }
 
