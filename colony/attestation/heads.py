@@ -34,6 +34,7 @@ from colony.attestation.events import LedgerEvent
 from colony.attestation.events import LedgerValidationStatus as S
 from colony.attestation.signers import Signer
 from colony.storage.schema import ATTESTATION_HEADS
+from colony.storage.sqlite_connection import table_exists
 
 __all__ = ["Head", "advance", "create_schema", "ledger_problems", "run_head", "run_problems", "runs_with_heads"]
 
@@ -111,8 +112,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
 
 
 def _table_exists(conn: sqlite3.Connection) -> bool:
-    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attestation_heads'").fetchone()
-    return row is not None
+    return table_exists(conn, "attestation_heads")
 
 
 def _read(conn: sqlite3.Connection, row_id: str) -> tuple[Head | None, Any] | None:

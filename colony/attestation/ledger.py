@@ -378,7 +378,7 @@ class AttestationLedger(TypedRecords):
         """The ledger's persistent default run id, created on first use (so a restart resumes the same run)."""
         with self._write() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO attestation_meta (key, value) VALUES ('default_run_id', ?)", ("run-" + self._new_id(),)
+                "INSERT INTO attestation_meta VALUES ('default_run_id', ?) ON CONFLICT DO NOTHING", ("run-" + self._new_id(),)
             )
             row = conn.execute("SELECT value FROM attestation_meta WHERE key = 'default_run_id'").fetchone()
         return str(row[0])

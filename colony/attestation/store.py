@@ -11,11 +11,13 @@ Uniqueness is declared as named indexes, so the rules also hold for writers that
 from __future__ import annotations
 
 import functools
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from colony.attestation.canonical import canonical_text
@@ -25,6 +27,7 @@ from colony.attestation.semantics import EventRef
 from colony.errors import IntegrityError, NotFoundError, ValidationError
 from colony.storage.schema import ATTESTATION, CONSUMING_EVENT_TYPES
 from colony.storage.sqlite_connection import connect as sqlite_connect
+from colony.storage.sqlite_connection import table_exists
 
 __all__ = [
     "CONSUMING_TYPES",
@@ -69,15 +72,14 @@ def create_schema(conn: sqlite3.Connection) -> None:
     for statement in ATTESTATION.statements("sqlite"):
         conn.execute(statement)
     conn.execute(
-        "INSERT OR IGNORE INTO attestation_meta (key, value) VALUES ('schema_version', ?)",
+        "INSERT INTO attestation_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT DO NOTHING",
         (SCHEMA_VERSION,),
     )
 
 
 def has_schema(conn: sqlite3.Connection) -> bool:
     """True iff ``conn`` holds an ``attestation_events`` table."""
-    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attestation_events'").fetchone()
-    return row is not None
+    return table_exists(conn, "attestation_events")
 
 
 def is_file_path(path: str) -> bool:
@@ -220,6 +222,16 @@ def insert_event(conn: sqlite3.Connection, event: LedgerEvent, links: Links, pay
     return None
 
 
+def _payload_decision(payload_json: str) -> Any:
+    """The payload's ``decision`` as SQLite's ``json_extract(payload_json, '$.decision')`` reads it (None when absent
+    or not an object's member; a boolean as 1 / 0; an object or array as its compact JSON text)."""
+    payload = json.loads(payload_json)
+    value = payload.get("decision") if isinstance(payload, dict) else None
+    if value is None or isinstance(value, str | int | float):
+        return int(value) if isinstance(value, bool) else value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 class SqlRunView:
     """The lifecycle rules' view of one run, answered by keyed SQL lookups."""
 
@@ -232,11 +244,10 @@ class SqlRunView:
     def get(self, event_id: str) -> EventRef | None:
         # the decision comes from the signed payload, never from the (unsigned) index column
         row = self._conn.execute(
-            "SELECT event_type, proposal_id, json_extract(payload_json, '$.decision')"
-            " FROM attestation_events WHERE event_id = ? AND run_id = ?",
+            "SELECT event_type, proposal_id, payload_json FROM attestation_events WHERE event_id = ? AND run_id = ?",
             (event_id, self._run),
         ).fetchone()
-        return None if row is None else EventRef(row[0], row[1], row[2])
+        return None if row is None else EventRef(row[0], row[1], _payload_decision(row[2]))
 
     def proposal_event_id(self, proposal_id: str) -> str | None:
         row = self._conn.execute(

@@ -36,17 +36,25 @@ PROPOSAL_COLUMNS = (
     *COST_FIELDS,
 )
 INSERT_PROPOSAL = (
-    f"INSERT OR IGNORE INTO proposals ({', '.join(PROPOSAL_COLUMNS)}, tick) "
-    f"VALUES ({', '.join('?' * (len(PROPOSAL_COLUMNS) + 1))})"
+    f"INSERT INTO proposals ({', '.join(PROPOSAL_COLUMNS)}, tick) "
+    f"VALUES ({', '.join('?' * (len(PROPOSAL_COLUMNS) + 1))}) ON CONFLICT DO NOTHING"
 )
 PROPOSAL_SELECT = ", ".join(f"p.{c}" for c in PROPOSAL_COLUMNS)
+
+
+def _larger(column: str) -> str:
+    """The larger of the stored and the new value of ``column`` (SQLite's scalar MAX is not PostgreSQL's GREATEST;
+    PostgreSQL wants the stored row qualified by its table, which SQLite accepts too)."""
+    return f"CASE WHEN excluded.{column} > agent_profiles.{column} THEN excluded.{column} ELSE agent_profiles.{column} END"
+
+
 SAVE_PROFILE = (
     "INSERT INTO agent_profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET "
     "role=excluded.role, trust_score=excluded.trust_score, total_proposals=excluded.total_proposals, "
     "accepted_proposals=excluded.accepted_proposals, last_updated=excluded.last_updated, "
-    "calibrated=MAX(calibrated, excluded.calibrated), last_seen_tick=MAX(last_seen_tick, excluded.last_seen_tick)"
+    f"calibrated={_larger('calibrated')}, last_seen_tick={_larger('last_seen_tick')}"
 )
-INSERT_CONSEQUENCE = "INSERT OR IGNORE INTO consequences VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+INSERT_CONSEQUENCE = "INSERT INTO consequences VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
 RECENT_KEYS = (
     "consequence_id",
     "proposal_id",

@@ -39,5 +39,4 @@ def summary(db: StateStore, policy: Policy | None = None) -> dict[str, Any]:
 
 
 def _has_profiles(db: StateStore) -> bool:
-    row = db.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_profiles'").fetchone()
-    return row is not None
+    return db.has_table("agent_profiles")

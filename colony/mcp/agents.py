@@ -34,6 +34,7 @@ from typing import Any, Final
 
 from colony.errors import ConflictError, NotFoundError, ValidationError
 from colony.storage.schema import AGENT_REGISTRY
+from colony.storage.sqlite_connection import table_exists
 
 __all__ = [
     "NAME_PATTERN",
@@ -140,10 +141,7 @@ class AgentRegistry:
         with self._lock:
             if create:
                 conn.execute(_SCHEMA)
-            self._empty = (
-                not create
-                and not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_registry'").fetchone()
-            )
+            self._empty = not create and not table_exists(conn, "agent_registry")
 
     def _write(self, sql: str, params: tuple[object, ...]) -> None:
         """One statement in its own transaction, or inside the owner's when one is open."""

@@ -34,8 +34,9 @@ TraceRow = tuple[Any, ...]
 class StateStore(Protocol):
     """The interface every state backend offers (see the module docstring).
 
-    ``conn`` speaks the DB-API with ``?`` placeholders (SQLite's dialect; the PostgreSQL
-    backend translates); ``lock`` guards it and, on a shared store, is itself one
+    ``conn`` speaks the DB-API with ``?`` placeholders in SQL both engines accept (the
+    PostgreSQL backend rewrites only the placeholder: :mod:`colony.storage.dialect`); ``has_table``
+    answers what each engine's own catalog knows; ``lock`` guards it and, on a shared store, is itself one
     transaction that first brings this process up to date (:meth:`on_sync`).
     """
 
@@ -48,6 +49,7 @@ class StateStore(Protocol):
     lock: Any
 
     def ensure_schema(self, script: str) -> None: ...
+    def has_table(self, name: str) -> bool: ...
     def transaction(self) -> AbstractContextManager[Any]: ...
     def single_statement(self) -> AbstractContextManager[Any]: ...
     def on_rollback(self, callback: Callable[[], None]) -> None: ...

@@ -1,8 +1,8 @@
 """The shared store's DB-API face (:class:`PgConnection`) and the one place PostgreSQL's errors become colony's.
 
-The components speak the DB-API in SQLite's dialect (``conn.execute(sql, params)``,
-``fetchone``, ``rowcount``); :class:`PgConnection` runs each statement in PostgreSQL's
-(:func:`~colony.storage.dialect.translate`) inside the store's open transaction, with its rows
+The components speak the DB-API (``conn.execute(sql, params)``, ``fetchone``, ``rowcount``)
+in SQL both engines accept, with ``?`` placeholders; :class:`PgConnection` runs each statement,
+its placeholders made psycopg's (:func:`~colony.storage.dialect.translate`), inside the store's open transaction, with its rows
 fetched before the transaction ends (:class:`Result`). :func:`integrity_error` maps psycopg's
 integrity errors onto :class:`~colony.errors.IntegrityError`, as SQLite's connection does
 (:mod:`colony.storage.sqlite`), so a caller above the store never sees a driver's exception.
@@ -59,6 +59,7 @@ class _Store(Protocol):
     _depth: int
 
     def _run_sql(self, pg_sql: str, params: Sequence[Any] = ()) -> Result: ...
+    def has_table(self, name: str) -> bool: ...
     def transaction(self) -> AbstractContextManager[Any]: ...
 
 
@@ -84,7 +85,7 @@ class Result:
 
 
 class PgConnection:
-    """The DB-API face of a :class:`~colony.storage.postgres.PgStateDB` (SQLite's dialect in, PostgreSQL out).
+    """The DB-API face of a :class:`~colony.storage.postgres.PgStateDB` (``?`` placeholders in, psycopg's out).
 
     A statement outside a kernel transaction runs in one of its own. A broken rule is raised
     as :class:`~colony.errors.IntegrityError` (with SQLite's "table.column" wording for a
@@ -101,6 +102,11 @@ class PgConnection:
 
     def cursor(self) -> PgConnection:
         return self
+
+    def has_table(self, name: str) -> bool:
+        """Whether the store's database has the table ``name`` (what SQLite's connections are asked of
+        ``sqlite_master``: :func:`~colony.storage.sqlite_connection.table_exists`)."""
+        return self._db.has_table(name)
 
     def lock_run(self, run_id: str) -> None:
         """Serialize appends to one ledger run across servers (after the colony lock: see the module docstring)."""

@@ -335,6 +335,11 @@ class PgStateDB(MetaRecords):
     def ensure_schema(self, script: str) -> None:
         """The migration owns the schema (:func:`migrate`); nothing to create here."""
 
+    def has_table(self, name: str) -> bool:
+        """Whether this database (its current schema) has the table ``name``."""
+        sql = "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = %s"
+        return self._q(sql, (name,)).fetchone() is not None
+
     def close(self) -> None:
         """Close the pool (idempotent)."""
         with self._rlock:

@@ -33,7 +33,7 @@ from colony.errors import StateLockedError, ValidationError
 from colony.storage.base import MetaRecords, TraceRow
 from colony.storage.lock import StateFileLock
 from colony.storage.schema import KERNEL, SQLITE_VERSION
-from colony.storage.sqlite_connection import connect
+from colony.storage.sqlite_connection import connect, table_exists
 
 __all__ = ["SCHEMA_VERSION", "StateDB", "StateLockedError"]
 
@@ -154,8 +154,13 @@ class StateDB(MetaRecords):
             self.conn.executescript(script)
             self._ensured.add(script)
 
+    def has_table(self, name: str) -> bool:
+        """Whether this database has the table ``name``."""
+        return table_exists(self.conn, name)
+
     def _check_schema(self) -> bool:
         """True for a new database; raise (before anything is written) for one of another schema."""
+        # every table at once, from SQLite's catalog: this backend is SQLite's by construction
         tables = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not tables:
             return True

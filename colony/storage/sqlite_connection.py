@@ -22,7 +22,7 @@ from typing import Any
 
 from colony.errors import IntegrityError
 
-__all__ = ["Connection", "Cursor", "connect"]
+__all__ = ["Connection", "Cursor", "connect", "table_exists"]
 
 
 class Connection(sqlite3.Connection):
@@ -79,3 +79,16 @@ def _integrity_error(exc: sqlite3.IntegrityError) -> IntegrityError:
 def connect(database: str, **options: Any) -> Connection:
     """``sqlite3.connect`` with colony's error mapping (:class:`Connection`)."""
     return sqlite3.connect(database, factory=Connection, **options)  # type: ignore[no-any-return]
+
+
+def table_exists(conn: Any, name: str) -> bool:
+    """Whether the database behind ``conn`` has the table ``name``.
+
+    A shared store's connection answers for itself (``PgConnection.has_table``: PostgreSQL's
+    ``information_schema``); any other connection is SQLite's (colony's :class:`Connection` or a
+    plain ``sqlite3`` one) and is asked SQLite's catalog, which PostgreSQL does not have.
+    """
+    own = getattr(conn, "has_table", None)
+    if own is not None:
+        return bool(own(name))
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None

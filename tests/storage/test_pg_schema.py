@@ -12,7 +12,6 @@ import pytest
 from colony.errors import ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
 from colony.storage import redact_url
-from colony.storage.dialect import translate
 from colony.storage.postgres import migrate
 from colony.storage.schema import POSTGRES_VERSION as SCHEMA_VERSION
 from testkit.pg_cluster import PgCluster
@@ -85,18 +84,6 @@ def test_bad_urls_are_clear_errors(pg_cluster: PgCluster) -> None:
     with pytest.raises(ValidationError, match="cannot connect") as refused:
         migrate(unreachable)
     assert "pw" not in str(refused.value) and redact_url(unreachable) in str(refused.value)
-
-
-def test_translation_of_the_components_dialect() -> None:
-    assert translate("SELECT a FROM t WHERE b = ? AND c LIKE '%x'") == "SELECT a FROM t WHERE b = %s AND c LIKE '%%x'"
-    assert (
-        translate("SELECT json_extract(payload_json, '$.decision') FROM e")
-        == "SELECT (payload_json::jsonb ->> 'decision') FROM e"
-    )
-    upsert = translate("INSERT INTO p VALUES (?) ON CONFLICT(k) DO UPDATE SET c=MAX(c, excluded.c)")
-    assert upsert == "INSERT INTO p VALUES (%s) ON CONFLICT(k) DO UPDATE SET c=GREATEST(p.c, excluded.c)"
-    with pytest.raises(ValueError, match="no PostgreSQL form"):
-        translate("INSERT OR REPLACE INTO t VALUES (?)")
 
 
 def test_a_version_1_database_is_refused_until_migrate_upgrades_it(pg_url: str) -> None:
