@@ -110,3 +110,12 @@ def test_the_font_check_sees_tick_labels_and_the_printed_width(complete: tuple[B
     assert fonts["smallest_drawn_pt"] == 4
     wide = dataclasses.replace(figure.spec, size=(figure.spec.size[0] * 2, figure.spec.size[1]))
     assert wide.printed_scale(6.5) == pytest.approx(figure.spec.printed_scale(6.5) / 2)
+
+
+def test_no_figure_prints_one_text_over_another(complete: tuple[BuildConfig, dict[str, Any]], rendered: StageResult) -> None:
+    """Every rendered figure's registry entry lists the overlapping text pairs the figures stage measured: none."""
+    config, _ = complete
+    entries = render_figures.load_registry(config)["figures"]
+    assert len(entries) == len(render_figures.discover(config))
+    overlapping = {e["id"]: e["overlapping_texts"] for e in entries if e["overlapping_texts"]}
+    assert not overlapping, f"texts printed over each other: {overlapping}"

@@ -3,15 +3,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-from build_fixtures import ROOT
-
 from figures.style import figure_style, new_figure, overlapping_texts, png_bytes
-from scripts.buildconfig import BuildConfig
-from scripts.render_figures import discover, draw_measured
-from scripts.variables import load_snapshot
 
 
 def test_overlapping_tick_labels_and_annotations_are_found() -> None:
@@ -35,21 +27,3 @@ def test_separate_texts_do_not_count() -> None:
         axes.set_title("title")
         png_bytes(figure)
         assert overlapping_texts(figure) == []
-
-
-def _built() -> BuildConfig | None:
-    config = BuildConfig.load(ROOT)
-    return config if config.out.variables.is_file() and config.out.figure_registry.is_file() else None
-
-
-@pytest.mark.build_e2e
-@pytest.mark.parametrize("module", sorted(p.stem for p in (ROOT / "figures").glob("[a-z]*.py") if p.stem != "style"))
-def test_every_figure_prints_no_text_over_another(module: str) -> None:
-    config = _built()
-    if config is None:
-        pytest.skip("no build output: run the build's variables stage first")
-    figures = {Path(f.path).stem: f for f in discover(config)}
-    if module not in figures:
-        pytest.skip(f"{module} is not a figure module")
-    _, measured = draw_measured(config, figures[module], load_snapshot(config))
-    assert measured["overlapping_texts"] == []
