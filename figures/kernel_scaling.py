@@ -15,8 +15,8 @@ PANELS = (
     ("query", "query (10 results)", "traces in the field"),
     ("status_traces", "colony_status", "traces in the field"),
     ("tick", "tick", "traces in the field"),
-    ("propose_history", "propose_action", "outcomes in the history"),
-    ("status_history", "colony_status", "outcomes in the history"),
+    ("propose_history", "propose_action", "outcomes recorded"),
+    ("status_history", "colony_status", "outcomes recorded"),
 )
 
 
