@@ -19,7 +19,6 @@ the record carries no randomness and no wall time.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from colony.attestation.canonical import canonical_text
+from colony.canonical import sha256_hex
 from colony.config import Policy, default_policy
 from colony.errors import ValidationError
 from colony.models import AgentRole
@@ -56,7 +56,6 @@ __all__ = [
     "UNRELATED_TARGET",
     "canonical_json",
     "run_paired_locality_replay",
-    "sha256_hex",
     "write_json_artifact",
     "write_replay_artifact",
 ]
@@ -74,12 +73,6 @@ def canonical_json(value: Any) -> str:
     '{"a":[1.5,null],"b":1}'
     """
     return canonical_text(value, field="record")
-
-
-def sha256_hex(text: str | bytes) -> str:
-    """SHA-256 hex digest of text (UTF-8) or bytes."""
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    return hashlib.sha256(data).hexdigest()
 
 
 def _run_once(agent_trust: float, recovery_ticks: int, policy: Policy) -> dict[str, Any]:
@@ -218,11 +211,11 @@ def run_paired_locality_replay(
         "runs": {"first": first, "repeat": repeat},
         "assertions": assertions,
         "recovery_tick": first["recovery_tick"],
-        "semantic_digest": sha256_hex(first_json),
+        "semantic_digest": sha256_hex(first_json.encode("utf-8")),
     }
     if held is not None:
         record["hold"] = held
-    record["record_sha256"] = sha256_hex(canonical_json(record))
+    record["record_sha256"] = sha256_hex(canonical_json(record).encode("utf-8"))
     return record
 
 
