@@ -17,6 +17,7 @@ from colony.models import AttackVector, FalsificationFinding, FalsificationSever
 if TYPE_CHECKING:
     from colony.config import FalsificationPolicy
     from colony.falsification.import_graph import RepoImportScanner
+    from colony.falsification.plan import PlanView
 
 __all__ = [
     "EXCERPT",
@@ -30,6 +31,7 @@ __all__ = [
     "PatternGroup",
     "as_listed",
     "make_finding",
+    "vague_matches",
 ]
 
 LOW: Final = FalsificationSeverity.LOW
@@ -80,6 +82,14 @@ class PatternGroup:
     def entries(self) -> tuple[tuple[str, re.Pattern[str], frozenset[bytes]], ...]:
         """(source, compiled pattern, trigger words) for each pattern."""
         return self._entries
+
+
+def vague_matches(group: PatternGroup, plan: PlanView, folded: str, ctx: CheckContext) -> list[str] | None:
+    """The patterns of ``group`` found in ``folded``, or None when fewer than the policy's ``vague_pattern_matches``."""
+    if plan.no_triggers or group.excluded(plan.words):
+        return None
+    vague = group.matching(folded, plan.words)
+    return vague if len(vague) >= ctx.policy.vague_pattern_matches else None
 
 
 def make_finding(

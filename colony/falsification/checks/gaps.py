@@ -24,6 +24,7 @@ from colony.falsification.checks.base import (
     PatternGroup,
     as_listed,
     make_finding,
+    vague_matches,
 )
 from colony.models import AttackVector, FalsificationFinding
 
@@ -179,9 +180,8 @@ def scope_creep(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | Non
                 {"target_root": plan.target.split(".", 1)[0], "foreign_module_refs": foreign[:MAX_LISTED]},
                 "Split the work: one proposal per package, each with its own target.",
             )
-    quiet = plan.no_triggers or VAGUE_SCOPE.excluded(plan.words)
-    vague = [] if quiet else VAGUE_SCOPE.matching(plan.folded_scope, plan.words)
-    if len(vague) >= ctx.policy.vague_pattern_matches:
+    vague = vague_matches(VAGUE_SCOPE, plan, plan.folded_scope, ctx)
+    if vague is not None:
         return make_finding(
             "The plan scope is precisely bounded to its stated target.",
             AttackVector.SCOPE_CREEP,

@@ -19,6 +19,7 @@ from colony.falsification.checks.base import (
     CheckContext,
     PatternGroup,
     make_finding,
+    vague_matches,
 )
 from colony.falsification.plan import MAINTENANCE_KEYS
 from colony.models import AttackVector, FalsificationFinding
@@ -125,9 +126,8 @@ def false_metric(plan: PlanView, ctx: CheckContext) -> FalsificationFinding | No
             {"expected_outcome": "<absent>" if not plan.has_expected_outcome else "<empty>"},
             "State an expected outcome that an observation could contradict.",
         )
-    quiet = plan.no_triggers or VAGUE_OUTCOME.excluded(plan.words)
-    vague = [] if quiet else VAGUE_OUTCOME.matching(plan.folded_expected, plan.words)
-    if len(vague) >= ctx.policy.vague_pattern_matches:
+    vague = vague_matches(VAGUE_OUTCOME, plan, plan.folded_expected, ctx)
+    if vague is not None:
         return make_finding(
             "The expected outcome is concrete and falsifiable.",
             AttackVector.FALSE_METRIC,
