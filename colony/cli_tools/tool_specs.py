@@ -17,6 +17,8 @@ from typing import Final
 from mcp.types import ToolAnnotations
 
 from colony.cli_tools.workflows import WORKFLOWS
+from colony.mcp.spec import READ_ONLY
+from colony.mcp.spec import WRITES as CREATES
 
 __all__ = ["ANNOTATIONS", "CLI_TOOL_NAMES", "DESCRIPTIONS", "EXEC_TOOLS", "READ_ONLY_TOOLS", "WRITING_TOOLS"]
 
@@ -31,8 +33,6 @@ WRITING_TOOLS: Final = ("cli_project_create", "cli_ai_generate")
 EXEC_TOOLS: Final = ("cli_workflow_run", "cli_run_quick")  # registered only with allow_exec (--enable-exec-tools)
 CLI_TOOL_NAMES: Final = READ_ONLY_TOOLS + WRITING_TOOLS + EXEC_TOOLS  # the order they are registered in
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-CREATES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 GENERATES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
 EXECUTES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 

@@ -48,7 +48,7 @@ def load_jsonschema() -> Any:
     return sys.modules["jsonschema.validators"]
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=_MAX_CACHED)
 def _validator(schema_json: str) -> Any:
     import json
 
