@@ -129,6 +129,7 @@ def evaluate(
     arrays = {
         "y": y.astype(int).tolist(),
         "agent": (kind == "agent").astype(int).tolist(),
+        "tool": [r["tool"] for r, j in zip(rows, judged, strict=True) if j],
         "churn": churn.tolist(),
         "week": [r["week"] for r, j in zip(rows, judged, strict=True) if j],
         "trust": [r["trust"] for r, j in zip(rows, judged, strict=True) if j],
