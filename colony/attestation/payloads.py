@@ -131,12 +131,16 @@ def verdict_payload(proposal_event: LedgerEvent, decision: str, gate: dict[str, 
     value = str(decision.value if isinstance(decision, GateDecision) else decision)
     if value not in _DECISIONS:
         raise ValidationError("decision", f"must be one of {sorted(_DECISIONS)}", value=decision)
-    return {
+    payload: dict[str, Any] = {
         "proposal_event_id": proposal_event.event_id,
         "proposal_id": _proposal_id_of(proposal_event, "proposal_event"),
         "decision": value,
         "gate_digest": _digest("gate", gate),
     }
+    change = gate.get("change")
+    if isinstance(change, dict):  # kernel v2: the learned risk that entered the verdict, and the model that gave it
+        payload["change"] = {k: change.get(k) for k in ("model", "risk", "threshold", "held", "digest")}
+    return payload
 
 
 def authorization_payload(verdict_event: LedgerEvent) -> dict[str, Any]:

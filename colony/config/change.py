@@ -13,11 +13,11 @@ compact JSON, beside a fixed head of metrics and a digest (at most :data:`HEAD_B
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import model_validator
 
-from colony.config.validation import Count, Exact, Integer, NonNegative, Positive, check, rule
+from colony.config.validation import Count, Exact, Integer, NonNegative, Number, Positive, Text, check, rule
 
 __all__ = ["HEAD_BYTES", "REMEMBERED_BYTES", "ChangePolicy", "worst_case_bytes"]
 
@@ -27,6 +27,10 @@ HEAD_BYTES = 256
 """An upper bound of a remembered change's fields beside its token bag (metrics, digest, keys, brackets)."""
 
 PowerOfTwo = Annotated[Integer, rule(lambda v: v >= 2 and v & (v - 1) == 0, "must be a power of two >= 2")]
+Budget = Annotated[Number, rule(lambda v: 0.0 < v < 1.0, "must be a share strictly between 0 and 1")]
+Sha256 = Annotated[
+    Text, rule(lambda v: len(v) == 64 and all(c in "0123456789abcdef" for c in v), "must be 64 lower-case hex digits")
+]
 
 
 def worst_case_bytes(*, buckets: int, count_cap: int, remembered_tokens: int) -> int:
@@ -46,6 +50,13 @@ class ChangePolicy(Exact):
     learning_rate: Positive
     intercept_learning_rate: NonNegative
     l2: NonNegative
+    hold_budget: Budget
+    budget_unit: Literal["changes", "lines"]
+    window: Count
+    reason_lines: Count
+    prior: Literal["packaged", "none"]
+    prior_sha256: Sha256
+    snapshot_every: Count
 
     @model_validator(mode="after")
     def _rules(self) -> Self:

@@ -3,10 +3,14 @@
 Evaluation order: empty target, budget override, SANDBOX role, trust floor, CRITICAL
 finding, then the weighted score
 
-    score = w_b·budget + w_r·risk(h) + w_t·trust(t, n_fail) + w_c·max(0, 1 − p·missing)
+    score = w_b·budget + w_r·risk(h, c) + w_t·trust(t, n_fail) + w_c·max(0, 1 − p·missing)
 
 with hazard ``h = max(RISK, FAILURE)`` at the target, routed by the execute and hold
-thresholds. All numbers come from the ``gate`` policy section.
+thresholds. When the proposal carries a change, ``c`` is its learned risk as consequence memory
+assessed it (:class:`~colony.kernel.change_risk.ChangeAssessment`): a change above the hold
+budget's threshold takes the risk component to its ``high`` value, as a hazard at the target does,
+and the verdict names its riskiest lines. All numbers come from the ``gate`` and ``change`` policy
+sections.
 
 >>> from colony.kernel.pheromone_store import PheromoneStore
 >>> gate = ActuationGate(pheromone_store=PheromoneStore())
@@ -18,12 +22,13 @@ thresholds. All numbers come from the ``gate`` policy section.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from colony.config import GatePolicy, default_policy
 from colony.errors import ValidationError
 from colony.falsification.report import severity_score
+from colony.kernel.change_risk import ChangeAssessment
+from colony.kernel.gate_inputs import COMPLETENESS_FIELDS, GateBreakdown, GateInputs
 from colony.kernel.pheromone_store import PheromoneStore
 from colony.kernel.resource_ledger import ResourceLedger
 from colony.models import (
@@ -36,65 +41,12 @@ from colony.models import (
     GateResult,
     ResourceCost,
     SignalType,
-    check_finite,
     new_gate_result,
 )
 
 __all__ = ["COMPLETENESS_FIELDS", "ActuationGate", "GateBreakdown", "GateInputs"]
 
 
-@dataclass(frozen=True, slots=True)
-class GateInputs:
-    """Everything the gate's arithmetic depends on, as plain values."""
-
-    trust_score: float
-    role: AgentRole = AgentRole.DISPATCHER
-    risk: float = 0.0
-    failure: float = 0.0
-    missing: tuple[str, ...] = ()
-    findings: tuple[FalsificationFinding, ...] = ()
-    budget_approved: bool = True
-    integrated: bool = True
-    recent_failures: int = 0
-    proposal_id: str = "proposal"
-    budget_estimate: ResourceCost = field(default_factory=ResourceCost)
-
-    def __post_init__(self) -> None:
-        check_finite("trust_score", self.trust_score, minimum=0.0, maximum=1.0)
-        check_finite("risk", self.risk, minimum=0.0)
-        check_finite("failure", self.failure, minimum=0.0)
-        if isinstance(self.recent_failures, bool) or not isinstance(self.recent_failures, int) or self.recent_failures < 0:
-            raise ValidationError("recent_failures", "must be a non-negative integer", value=self.recent_failures)
-        unknown = [m for m in self.missing if m not in COMPLETENESS_FIELDS]
-        if unknown:
-            raise ValidationError(
-                "missing", f"unknown completeness fields {unknown}; expected some of {list(COMPLETENESS_FIELDS)}"
-            )
-
-
-@dataclass(frozen=True, slots=True)
-class GateBreakdown:
-    """The score's components (only meaningful when no hard override fired)."""
-
-    budget: float
-    risk: float
-    trust: float
-    completeness: float
-    hazard: float
-    override: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "budget": self.budget,
-            "risk": self.risk,
-            "trust": self.trust,
-            "completeness": self.completeness,
-            "hazard": self.hazard,
-            "override": self.override,
-        }
-
-
-COMPLETENESS_FIELDS = ("rollback_plan", "evidence", "expected_outcome")
 _RISK = SignalType.RISK
 _FAILURE = SignalType.FAILURE
 _REASON_CACHE = 64  # distinct clean-EXECUTE scores whose reason text is kept
@@ -184,11 +136,13 @@ class ActuationGate:
         budget_approved: bool | None = None,
         *,
         recent_failures: int | None = None,
+        change: ChangeAssessment | None = None,
     ) -> GateResult:
         """Evaluate a proposal for an agent.
 
         ``budget_approved`` given means integrated mode (a budget failure HOLDs);
         ``None`` means standalone mode (the ledger is asked and a failure REFUSEs).
+        ``change``: the learned risk of the change the proposal carries (None: it carries none).
         """
         integrated = budget_approved is not None
         if budget_approved is None:
@@ -209,6 +163,7 @@ class ActuationGate:
             recent_failures,
             proposal.proposal_id,
             proposal.budget_estimate,
+            change,
         )
 
     def _components(
@@ -299,6 +254,8 @@ class ActuationGate:
         hazard, risk_ok, trust_ok, completeness = self._components(
             inputs.risk, inputs.failure, inputs.trust_score, inputs.recent_failures, len(inputs.missing)
         )
+        if inputs.change is not None and inputs.change.held:
+            risk_ok = min(risk_ok, self.policy.risk_component.high)
         override = self._override(inputs.budget_approved, inputs.role, inputs.trust_score, inputs.findings)
         return GateBreakdown(1.0, risk_ok, trust_ok, completeness, hazard, override)
 
@@ -317,6 +274,7 @@ class ActuationGate:
             i.recent_failures,
             i.proposal_id,
             i.budget_estimate,
+            i.change,
         )
 
     def _decide(
@@ -332,24 +290,30 @@ class ActuationGate:
         recent_failures: int,
         proposal_id: str,
         budget_estimate: ResourceCost,
+        change: ChangeAssessment | None = None,
     ) -> GateResult:
         p = self.policy
+        seen = None if change is None else change.to_dict()
         # the common case needs neither the severity nor the override: without findings, over the
         # trust floor, within budget and not SANDBOX, no override can fire
         if findings or not budget_approved or role is AgentRole.SANDBOX or not trust_score >= p.trust_hard_floor:
             severity = self.falsification_severity(findings) if findings else 0.0
             override = self._override(budget_approved, role, trust_score, findings)
             if override is not None:
-                return self._overridden(override, severity, findings, integrated, trust_score, proposal_id, budget_estimate)
+                result = self._overridden(override, severity, findings, integrated, trust_score, proposal_id, budget_estimate)
+                return result if seen is None else _with_change(result, seen)
         else:
             severity = 0.0
-        hazard, risk_ok, trust_ok, completeness = self._components(risk, failure, trust_score, recent_failures, len(missing))
+        hazard, hazard_ok, trust_ok, completeness = self._components(risk, failure, trust_score, recent_failures, len(missing))
+        held_change = change is not None and change.held
+        risk_ok = min(hazard_ok, p.risk_component.high) if held_change else hazard_ok
         w = p.weights
         score = w.budget + risk_ok * w.risk + trust_ok * w.trust + completeness * w.completeness
         score = 0.0 if score < 0.0 else 1.0 if score > 1.0 else score
         penalised = recent_failures >= p.recent_failure_threshold
         trust_reduced = trust_ok < p.trust_partial_credit or (trust_ok < 1.0 and penalised)
-        if score >= p.execute_threshold and risk_ok >= 1.0 and not trust_reduced and not missing and not findings:
+        spent = change is not None and change.budget_spent
+        if score >= p.execute_threshold and risk_ok >= 1.0 and not trust_reduced and not missing and not findings and not spent:
             # an execute with nothing to warn about (the common verdict): no reasons to assemble, and
             # its text is one of a few (the score takes few values), so it is formatted once per score
             reason = self._execute_reasons.get(score)
@@ -357,12 +321,14 @@ class ActuationGate:
                 reason = f"gate score {score:.3f} >= execute threshold"
                 if len(self._execute_reasons) < _REASON_CACHE:
                     self._execute_reasons[score] = reason
-            return new_gate_result(GateDecision.EXECUTE, score, reason, [], True, severity)
+            return new_gate_result(GateDecision.EXECUTE, score, reason, [], True, severity, seen)
         issues: list[str] = []
-        if risk_ok < 1.0:
+        if hazard_ok < 1.0:
             issues.append(
                 f"elevated local pheromone hazard pressure at target ({hazard:.2f}; risk={risk:.2f}, failure={failure:.2f})"
             )
+        if held_change or spent:
+            issues.append(_change_issue(change))  # type: ignore[arg-type]
         if trust_reduced:
             suffix = f", recent_failures={recent_failures}" if penalised else ""
             issues.append(f"agent trust reduced (score={trust_score:.3f}{suffix})")
@@ -375,7 +341,7 @@ class ActuationGate:
             reason = f"gate score {score:.3f} >= execute threshold"
             if issues:
                 reason += ". Warnings — " + "; ".join(issues)
-            return GateResult(GateDecision.EXECUTE, score, reason, [], True, severity)
+            return GateResult(GateDecision.EXECUTE, score, reason, [], True, severity, seen)
         if score >= p.hold_threshold:
             reason = (
                 f"gate score {score:.3f} below execute threshold ({p.execute_threshold!r}). "
@@ -386,14 +352,32 @@ class ActuationGate:
             required = [_REQUIRED_FOR_MISSING[name] for name in missing]
             if trust_ok < 1.0:
                 required.append("increase_trust_score_via_accepted_proposals")
-            if risk_ok < 1.0:
+            if hazard_ok < 1.0:
                 required.append("wait_for_risk_pheromone_to_decay_or_address_root_cause")
+            if held_change:
+                required.append("review_the_riskiest_lines_or_make_a_smaller_change")
             if findings:
                 required.append("resolve_falsification_findings")
             return GateResult(
-                GateDecision.HOLD, score, reason, required or ["additional_evidence", "trust_improvement"], True, severity
+                GateDecision.HOLD, score, reason, required or ["additional_evidence", "trust_improvement"], True, severity, seen
             )
         reason = f"gate score {score:.3f} is below the REFUSE threshold ({p.hold_threshold!r})."
         if issues:
             reason += " Reasons: " + "; ".join(issues)
-        return GateResult(GateDecision.REFUSE, score, reason, [], True, severity)
+        return GateResult(GateDecision.REFUSE, score, reason, [], True, severity, seen)
+
+
+def _change_issue(change: ChangeAssessment) -> str:
+    """The reason a held change gives: its risk, the budget's threshold, and the lines that raise it most."""
+    lines = ", ".join(f"{x.path}:{x.line} ({'+' if x.added else '-'}{x.score:.2f})" for x in change.lines)
+    named = f"; riskiest lines: {lines}" if lines else ""
+    spent = " (not held: the hold budget's share of recent changes is held already)" if change.budget_spent else ""
+    return f"learned change risk {change.risk:.3f} above the hold budget's threshold {change.threshold:.3f}{spent}{named}"
+
+
+def _with_change(result: GateResult, change: dict[str, Any]) -> GateResult:
+    """``result`` with the learned risk of the proposal's change attached."""
+    r = result
+    return new_gate_result(
+        r.decision, r.gate_score, r.reason, r.required_evidence, r.budget_approved, r.falsification_severity, change
+    )

@@ -44,6 +44,7 @@ __all__ = [
     "ChangedLine",
     "FileChange",
     "MeasuredChange",
+    "measure_change",
     "measure_diff",
     "measure_edits",
     "token_bucket",
@@ -320,3 +321,27 @@ def measure_edits(edits: Any, *, policy: ChangePolicy | None = None) -> Measured
     cfg = policy or default_policy().change
     files = read_edits(edits, cfg)
     return _measure(files, sha256_json([dict(e) for e in edits]), cfg, "edits")
+
+
+def measure_change(change: Any, *, policy: ChangePolicy | None = None) -> MeasuredChange:
+    """A proposal's change as colony measures it: a unified diff (a string), a list of edits, ``{"diff": ...}``
+    or ``{"edits": ...}``, or a change colony measured already (returned as it is).
+
+    >>> measure_change({"diff": "--- a/x.py\\n+++ b/x.py\\n@@ -0,0 +1 @@\\n+y = 1\\n"}).la
+    1
+    """
+    if isinstance(change, MeasuredChange):
+        return change
+    if isinstance(change, str):
+        return measure_diff(change, policy=policy)
+    if isinstance(change, list | tuple):
+        return measure_edits(change, policy=policy)
+    if isinstance(change, Mapping) and len(change) == 1 and ("diff" in change or "edits" in change):
+        if "diff" in change:
+            return measure_diff(change["diff"], policy=policy)
+        return measure_edits(change["edits"], policy=policy)
+    raise ValidationError(
+        "change",
+        "expected a unified diff, a list of edits, {'diff': ...} or {'edits': ...}, or a MeasuredChange",
+        value=type(change).__name__,
+    )

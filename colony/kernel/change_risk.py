@@ -41,7 +41,7 @@ from colony.config import ChangePolicy, default_policy
 from colony.errors import ValidationError
 from colony.kernel.change import ChangeRecord, MeasuredChange
 
-__all__ = ["ALGORITHM", "METRICS", "ChangeRisk", "LineRisk", "features"]
+__all__ = ["ALGORITHM", "METRICS", "ChangeAssessment", "ChangeRisk", "LineRisk", "features"]
 
 ALGORITHM = "colony-change-risk/sgd-logreg/1"
 METRICS = ("la", "ld", "nf", "nd", "ns", "entropy")
@@ -97,6 +97,40 @@ class LineRisk:
     line: int
     added: bool
     score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeAssessment:
+    """What the gate learns of a change: its risk, the budget's threshold, whether that holds it, and why.
+
+    ``held``: the risk is above the threshold and the hold budget has room. ``budget_spent``: it is
+    above, but the budget's share of recent changes is held already, so it passes with a warning.
+    ``lines`` names the riskiest lines of a change above the threshold (empty otherwise).
+    """
+
+    risk: float
+    threshold: float
+    held: bool
+    model: str
+    record: ChangeRecord
+    lines: tuple[LineRisk, ...]
+    budget_spent: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The verdict's ``change`` entry (what the ledger attests): risk, threshold, model version, metrics, lines."""
+        r = self.record
+        return {
+            "risk": self.risk,
+            "threshold": self.threshold,
+            "held": self.held,
+            "budget_spent": self.budget_spent,
+            "model": self.model,
+            "digest": r.digest,
+            "la": r.la,
+            "ld": r.ld,
+            "nf": r.nf,
+            "lines": [{"path": x.path, "line": x.line, "added": x.added, "score": x.score} for x in self.lines],
+        }
 
 
 class ChangeRisk:

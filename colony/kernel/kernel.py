@@ -21,6 +21,9 @@ from colony.errors import AttestationError, ValidationError
 from colony.falsification import FalsificationWorker
 from colony.kernel.actuation_gate import ActuationGate
 from colony.kernel.attested import AttestedFlow, attestation_run_id, open_lifecycle
+from colony.kernel.change import measure_change
+from colony.kernel.change_memory import SCHEMA as CHANGE_SCHEMA
+from colony.kernel.change_memory import ChangeMemory
 from colony.kernel.consequence_memory import SCHEMA as MEMORY_SCHEMA
 from colony.kernel.consequence_memory import ConsequenceMemory
 from colony.kernel.kernel_config import ATTESTATION_MODES, ColonyKernelConfig
@@ -63,7 +66,7 @@ class ColonyKernel:
         self.config = config = config if config is not None else ColonyKernelConfig()
         self.policy = config.resolve_policy()
         self._clock = config.clock
-        self.db = open_state(config.state_path, schemas=(MEMORY_SCHEMA,), wait_lock=config.wait_lock)
+        self.db = open_state(config.state_path, schemas=(MEMORY_SCHEMA, CHANGE_SCHEMA), wait_lock=config.wait_lock)
         self._lock = self.db.lock
         p = self.policy
         self.pheromones = PheromoneStore(p.pheromone, clock=self._clock)
@@ -72,6 +75,11 @@ class ColonyKernel:
             self.db, policy=p.trust, recent_window=p.gate.recent_failure_window, clock=self._clock
         )
         self.role_adapter = RoleAdapter(p.roles, clock=self._clock)
+        try:
+            self.change_memory = ChangeMemory(self.db, policy=p.change, prior=config.change_prior)
+        except BaseException:
+            self.db.close()
+            raise
         self.gate = ActuationGate(
             p.gate,
             pheromone_store=self.pheromones,
@@ -88,12 +96,14 @@ class ColonyKernel:
         self._limits = InputLimits(p.limits)
         self.retention = Retention(p.retention, self.consequence_memory, self.db)
         self.db.on_rollback(self.consequence_memory.invalidate_cache)
+        self.db.on_rollback(self.change_memory.restore)  # its model and window follow the store, not a rolled-back call
         self._state = StateSync(
             self.db,
             pheromones=self.pheromones,
             ledger=self.resource_ledger,
             memory=self.consequence_memory,
             retention=self.retention,
+            changes=self.change_memory,
         )
         try:
             self._state.restore()
@@ -109,6 +119,7 @@ class ColonyKernel:
             pheromones=self.pheromones,
             limits=self._limits,
             clock=self._clock,
+            changes=self.change_memory,
         )
         self.run_id = attestation_run_id(self.db, config.run_id)
         self.attestation = open_lifecycle(config, self.db, clock=self._clock, run_id=self.run_id)
@@ -146,30 +157,42 @@ class ColonyKernel:
         self.close()
 
     # --------------------------------------------------------------- propose
-    def propose_action(self, proposal: ActionProposal, *, supersedes: str | None = None) -> GateResult:
+    def propose_action(self, proposal: ActionProposal, *, supersedes: str | None = None, change: Any = None) -> GateResult:
         """Falsify → budget pre-check → trust/role refresh → gate; deposits land after the verdict.
 
         Returns a GateResult for EXECUTE, HOLD and REFUSE alike. Does not consume budget.
         With attestation on, the proposal and its verdict are appended to the ledger; a
         re-proposal after HOLD is a new proposal id that names the old one in ``supersedes``.
-        Everything is checked before anything changes.
+        ``change`` is the change the proposal will make, which colony measures itself: a unified
+        diff (a string), a coding agent's edits (a list, see :func:`~colony.kernel.change.measure_edits`),
+        either as ``{"diff": ...}`` / ``{"edits": ...}``, or a change colony measured already
+        (:class:`~colony.kernel.change.MeasuredChange`). Its learned risk enters the gate and the
+        verdict's ``change``; its outcome, when recorded, teaches the model. Without a change the
+        proposal is judged exactly as before. Everything is checked before anything changes.
         """
         if type(proposal) is not ActionProposal and not isinstance(proposal, ActionProposal):
             raise ValidationError("proposal", f"must be an ActionProposal, got {type(proposal).__name__}", value=proposal)
         evidence_json = self._limits.proposal(proposal)
+        measured = None if change is None else measure_change(change)
         findings = self.falsification_worker.analyze(proposal)
         if supersedes is not None and self.attestation is None:
             raise ValidationError("supersedes", "links proposals in the attestation ledger, which is disabled", value=supersedes)
         memory = self.consequence_memory
         agent_id = proposal.agent_id
-        with self._proposal_scope(agent_id):  # a refused ledger append below rolls back everything before it
+        scope = self._proposal_scope(agent_id) if measured is None else self._atomic()
+        with scope:  # a refused ledger append below rolls back everything before it
             budget_ok = self.resource_ledger.can_afford(proposal.budget_estimate)[0]
             profile = memory.profile(agent_id)
             tick = self.retention.lifetime_tick
             memory.note_proposal(profile, proposal, evidence_json, tick=tick)
             if self.role_adapter.update(profile):
                 memory.save_profile(profile, tick=tick)
-            result = self.gate.evaluate(proposal, profile, findings, budget_ok, recent_failures=memory.recent_failures(agent_id))
+            assessed = None if measured is None else self.change_memory.assess(measured)
+            result = self.gate.evaluate(
+                proposal, profile, findings, budget_ok, recent_failures=memory.recent_failures(agent_id), change=assessed
+            )
+            if assessed is not None:
+                self.change_memory.remember(proposal.proposal_id, assessed, tick=tick)
             if self.attestation is not None:
                 event = self.attestation.record_proposal(proposal.to_dict(), agent_id, supersedes=supersedes)
                 self.attestation.record_verdict(event, result.decision.value, result.to_dict(), "kernel")
@@ -346,6 +369,7 @@ class ColonyKernel:
                 "pruning_candidates_count": self._state.pruning_count,
                 "attestation_mode": self.config.attestation_mode,
                 "retention": self.retention.status(),
+                "change_risk": self.change_memory.status(),
             }
 
     def pruning_report(self, module_registry: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:

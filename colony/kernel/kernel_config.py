@@ -41,6 +41,8 @@ class ColonyKernelConfig:
             32-byte private key; None reads ``COLONY_ATTESTATION_KEY`` / ``COLONY_ATTESTATION_ED25519_KEY``.
         clock: wall-clock source for timestamps and the budget period (injectable for replay).
         run_id: attestation run id (default: persisted in the state file, or a new one).
+        change_prior: the cold-start prior of the learned change risk: ``"policy"`` (the one ``change.prior``
+            names: the packaged prior, or none), a path to another prior file, or None (start from zero).
     """
 
     state_path: str | Path | None = None
@@ -54,6 +56,7 @@ class ColonyKernelConfig:
     attestation_algorithm: str = "hmac"
     clock: Callable[[], float] = time.time
     run_id: str | None = None
+    change_prior: str | Path | None = "policy"
 
     def resolve_policy(self) -> Policy:
         """The policy this configuration names: ``policy``, else ``config_dir``'s, else the one in force."""

@@ -35,6 +35,7 @@ from colony.models import (
 
 if TYPE_CHECKING:
     from colony.config import Policy
+    from colony.kernel.change_memory import ChangeMemory
     from colony.kernel.consequence_memory import ConsequenceMemory
     from colony.kernel.limits import InputLimits
     from colony.kernel.pheromone_store import PheromoneStore
@@ -59,8 +60,10 @@ class OutcomeRecorder:
         pheromones: PheromoneStore,
         limits: InputLimits,
         clock: Callable[[], float],
+        changes: ChangeMemory,
     ) -> None:
         self.policy = policy
+        self.changes = changes
         self.memory = memory
         self.retention = retention
         self.roles = roles
@@ -106,6 +109,8 @@ class OutcomeRecorder:
             self.clock(),
         )
         memory.record(record, profile, attested=attested, tick=tick, settle=self.roles.update)
+        # the change it made, if the proposal carried one, teaches consequence memory what such changes do
+        self.changes.learn(proposal.proposal_id, failed=not tests_passed or parsed.repair_needed)
         return record
 
     def effects(self, proposal: ActionProposal, tests_passed: bool, parsed: ParsedOutcome) -> None:

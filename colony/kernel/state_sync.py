@@ -18,6 +18,7 @@ from colony.kernel.pheromone_store import Trace
 from colony.models import DecayRate, SignalSource, SignalType, json_text
 
 if TYPE_CHECKING:
+    from colony.kernel.change_memory import ChangeMemory
     from colony.kernel.consequence_memory import ConsequenceMemory
     from colony.kernel.pheromone_store import PheromoneStore
     from colony.kernel.resource_ledger import ResourceLedger
@@ -67,8 +68,10 @@ class StateSync:
         ledger: ResourceLedger,
         memory: ConsequenceMemory,
         retention: Retention,
+        changes: ChangeMemory,
     ) -> None:
         self.db = db
+        self.changes = changes
         self.pheromones = pheromones
         self.ledger = ledger
         self.memory = memory
@@ -116,6 +119,7 @@ class StateSync:
             for trace in self._traces(db.changed_traces()):
                 pheromones.apply(trace)
             self.memory.refresh(db.new_agent_ids())
+        self.changes.sync(full)
         budget = db.load_budget()
         if budget is not None:
             self.ledger.restore(*budget)

@@ -66,6 +66,15 @@ class ProposeOutput(TypedDict):
     proposal_id: NotRequired[
         Annotated[str, Field(description="Id of this proposal; pass it to colony_record_outcome to link the outcome.")]
     ]
+    change: NotRequired[
+        Annotated[
+            dict[str, Any],
+            Field(
+                description="When the proposal carried a change: its learned risk, the hold budget's threshold, whether "
+                "it was held (or the budget was spent), the model version, its size and the riskiest lines."
+            ),
+        ]
+    ]
     error: NotRequired[ErrorText]
 
 

@@ -80,6 +80,21 @@ def colony_propose_action(
     expected_outcome: Annotated[
         str, _s("What success looks like; default 'Successful execution of {action_type} on {target}.'")
     ] = "",
+    diff: Annotated[
+        str | None,
+        _s(
+            "The change the action will make, as a unified diff (git diff's output). colony measures it itself: its "
+            "learned risk enters the verdict, whose 'change' names the riskiest lines."
+        ),
+    ] = None,
+    edits: Annotated[
+        list[dict[str, Any]] | None,
+        Field(
+            description="The change as edits instead of a diff: [{path, old_string, new_string, line?}] (Edit) or "
+            "[{path, content, old_content?}] (Write). At most one of diff and edits.",
+            strict=True,
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """Submit a proposal to the actuation gate; returns the verdict and the ``proposal_id``."""
     agent_id = inputs.text("agent_id", agent_id)
@@ -92,7 +107,10 @@ def colony_propose_action(
     proposal = answers.new_proposal(
         kernel, agent_id, action_type, target, rationale, expected, rollback_plan=rollback_plan, evidence=parsed
     )
-    result = kernel.propose_action(proposal)
+    if diff is not None and edits is not None:
+        raise ValidationError("diff", "give the change as a diff or as edits, not both")
+    change = {"diff": diff} if diff is not None else {"edits": edits} if edits is not None else None
+    result = kernel.propose_action(proposal, change=change)
     return {**result.to_dict(), "proposal_id": proposal.proposal_id}
 
 

@@ -159,12 +159,27 @@ class GateResult(Record):
     required_evidence: list[str] = field(default_factory=list)
     budget_approved: bool = True
     falsification_severity: float = 0.0
+    change: dict[str, Any] | None = None
 
     def __str__(self) -> str:
         return f"GateResult({self.decision.value} score={self.gate_score:.3f} budget_ok={self.budget_approved})"
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-shaped data; ``change`` (the learned risk of the proposal's change) only when it carried one."""
+        out = {
+            "decision": self.decision.value,
+            "gate_score": self.gate_score,
+            "reason": self.reason,
+            "required_evidence": list(self.required_evidence),
+            "budget_approved": self.budget_approved,
+            "falsification_severity": self.falsification_severity,
+        }
+        if self.change is not None:
+            out["change"] = copy_json(self.change)
+        return out
 
-# GateResult(decision, gate_score, reason, required_evidence, budget_approved, falsification_severity),
+
+# GateResult(decision, gate_score, reason, required_evidence, budget_approved, falsification_severity, change),
 # every field given, without the constructor call: the gate builds one per proposal
 new_gate_result = quick_new(GateResult)
 

@@ -32,6 +32,7 @@ __all__ = [
     "AGENT_REGISTRY",
     "ATTESTATION",
     "ATTESTATION_HEADS",
+    "CHANGE_MEMORY",
     "COMPONENTS",
     "CONSUMING_EVENT_TYPES",
     "KERNEL",
@@ -52,16 +53,7 @@ Engine = Literal["sqlite", "postgres"]
 #: Bumped whenever a table changes shape; a SQLite state file of another version is refused, not misread.
 SQLITE_VERSION = "3"
 #: Bumped whenever a PostgreSQL table changes shape; a database of another version is refused before any write.
-POSTGRES_VERSION = "2"
-
-#: What ``colony state migrate`` runs to bring a PostgreSQL database of an older version to the next one.
-UPGRADES = {
-    # 2: a trace's insertion order (the field's cap evicts the oldest trace first)
-    "1": (
-        "ALTER TABLE kernel_traces ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;\n"
-        "CREATE INDEX kernel_traces_seq ON kernel_traces (seq);\n"
-    ),
-}
+POSTGRES_VERSION = "3"
 
 #: The ledger's event types that consume their parent: at most one of each type per parent (a partial unique index).
 CONSUMING_EVENT_TYPES = ("proposal", "gate_verdict", "execution_authorization", "execution_receipt", "outcome", "rejection")
@@ -237,6 +229,30 @@ MEMORY = Component(
     ),
 )
 
+CHANGE_MEMORY = Component(
+    "change memory",
+    (
+        # one row per change the gate judged: what colony measured of it (no text), the risk it was given, and,
+        # once its outcome is recorded, what came of it and its place in the order the model learned from them
+        Table(
+            "change_memory",
+            (
+                "proposal_id TEXT PRIMARY KEY",
+                "record_json TEXT",
+                "risk DOUBLE PRECISION NOT NULL",
+                "lines BIGINT NOT NULL",
+                "held BIGINT NOT NULL",
+                "tick BIGINT NOT NULL",
+                "failed BIGINT",
+                "learned_seq BIGINT UNIQUE",
+            ),
+            postgres_columns=(_ROWID,),
+        ),
+        # the learned model at a point of that order (one row), so a restart replays only the outcomes after it
+        Table("change_model", ("id BIGINT PRIMARY KEY", "learned_seq BIGINT NOT NULL", "state_json TEXT NOT NULL")),
+    ),
+)
+
 AGENT_REGISTRY = Component(
     "agent registry",
     (
@@ -316,7 +332,18 @@ ATTESTATION_HEADS = Component(
 )
 
 #: Every component, in the order a PostgreSQL database creates them.
-COMPONENTS = (KERNEL, MEMORY, AGENT_REGISTRY, ATTESTATION, ATTESTATION_HEADS)
+COMPONENTS = (KERNEL, MEMORY, CHANGE_MEMORY, AGENT_REGISTRY, ATTESTATION, ATTESTATION_HEADS)
+
+#: What ``colony state migrate`` runs to bring a PostgreSQL database of an older version to the next one.
+UPGRADES = {
+    # 2: a trace's insertion order (the field's cap evicts the oldest trace first)
+    "1": (
+        "ALTER TABLE kernel_traces ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;\n"
+        "CREATE INDEX kernel_traces_seq ON kernel_traces (seq);\n"
+    ),
+    # 3: consequence memory in content space (kernel v2): the changes judged and the model learned from them
+    "2": CHANGE_MEMORY.script("postgres"),
+}
 
 #: The whole PostgreSQL schema of :data:`POSTGRES_VERSION`, as ``colony state migrate`` creates it.
 POSTGRES_DDL = "".join(c.script("postgres") for c in COMPONENTS)

@@ -133,7 +133,7 @@ def test_unsupported_classes_are_refused_when_defined() -> None:
 
 
 def test_quick_new_builds_what_the_constructor_builds() -> None:
-    args = (models.GateDecision.EXECUTE, 0.875, "gate score 0.875 >= execute threshold", ["x"], True, 0.0)
+    args = (models.GateDecision.EXECUTE, 0.875, "gate score 0.875 >= execute threshold", ["x"], True, 0.0, None)
     built = models.new_gate_result(*args)
     assert type(built) is models.GateResult and built == models.GateResult(*args)
     assert built.required_evidence is args[3]

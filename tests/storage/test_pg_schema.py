@@ -92,6 +92,7 @@ def test_a_version_1_database_is_refused_until_migrate_upgrades_it(pg_url: str) 
     with psycopg.connect(pg_url) as pg:
         pg.execute("DROP INDEX kernel_traces_seq")
         pg.execute("ALTER TABLE kernel_traces DROP COLUMN seq")
+        pg.execute("DROP TABLE change_memory, change_model")  # schema 3's tables
         pg.execute("UPDATE kernel_meta SET value = '1' WHERE key = 'schema_version'")
     with pytest.raises(ValidationError, match="schema 1.*colony state migrate"):
         ColonyKernel(ColonyKernelConfig(state_path=pg_url))
@@ -103,3 +104,21 @@ def test_a_version_1_database_is_refused_until_migrate_upgrades_it(pg_url: str) 
     with psycopg.connect(pg_url) as pg:
         assert pg.execute("SELECT value FROM kernel_meta WHERE key = 'schema_version'").fetchone()[0] == SCHEMA_VERSION
         assert pg.execute("SELECT count(*) FROM kernel_traces WHERE location = 'pkg.upgraded'").fetchone()[0] > 0
+
+
+def test_a_version_2_database_gets_the_change_memory_tables_from_migrate(pg_url: str) -> None:
+    # schema 3 added consequence memory in content space: a version-2 database has no change_memory table
+    with psycopg.connect(pg_url) as pg:
+        pg.execute("DROP TABLE change_memory, change_model")
+        pg.execute("UPDATE kernel_meta SET value = '2' WHERE key = 'schema_version'")
+    with pytest.raises(ValidationError, match="schema 2.*colony state migrate"):
+        ColonyKernel(ColonyKernelConfig(state_path=pg_url))
+    assert migrate(pg_url)["action"] == "upgraded"
+    diff = "--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+    with ColonyKernel(ColonyKernelConfig(state_path=pg_url, change_prior=None)) as kernel:
+        proposal = make_proposal(target="pkg.m")
+        assert "change" in kernel.propose_action(proposal, change=diff).to_dict()
+        kernel.record_outcome(proposal, {}, tests_passed=False)
+        assert kernel.change_memory.learned == 1
+    with psycopg.connect(pg_url) as pg:
+        assert pg.execute("SELECT count(*) FROM change_memory WHERE learned_seq = 1").fetchone()[0] == 1
