@@ -245,6 +245,7 @@ class OutcomePolicy(Exact):
     failure_strength: Number
     success_strength: Number
     dependency_strength: Number
+    trusted_reporter: Unit
 
     @model_validator(mode="after")
     def _rules(self) -> Self:

@@ -106,7 +106,14 @@ class AttestedFlow:
             return att.record_receipt(proposal_id, receipt, actor_id)
 
     def outcome(
-        self, proposal: ActionProposal, outcome: dict[str, Any], tests_passed: bool, human_feedback: str | None, actor_id: str
+        self,
+        proposal: ActionProposal,
+        outcome: dict[str, Any],
+        tests_passed: bool,
+        human_feedback: str | None,
+        actor_id: str,
+        *,
+        observed: bool = False,
     ) -> ConsequenceRecord:
         """Record the outcome of an executed, receipted proposal (one per receipt)."""
         att = self._require()
@@ -116,11 +123,12 @@ class AttestedFlow:
         check_actor(actor_id)  # checked before anything changes, not first by the ledger append below
         with self.db.transaction():
             att.check_can_record_outcome(proposal.proposal_id)
+            standing = recorder.standing(proposal, observed=observed)
             record = recorder.store(proposal, tests_passed, parsed, evidence_json, attested=True)
             att.record_outcome(
                 proposal.proposal_id, {**outcome, "tests_passed": tests_passed, "consequence_id": record.consequence_id}, actor_id
             )
-            recorder.effects(proposal, tests_passed, parsed)  # in memory: only once nothing can refuse the call
+            recorder.effects(proposal, tests_passed, parsed, standing=standing)  # in memory: once nothing can refuse
             return record
 
     def status(self, run_id: str | None) -> LedgerValidationResult | None:

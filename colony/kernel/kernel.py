@@ -226,11 +226,16 @@ class ColonyKernel:
         outcome: dict[str, Any],
         tests_passed: bool,
         human_feedback: str | None = None,
+        *,
+        observed: bool = False,
     ) -> ConsequenceRecord:
         """Record a caller-reported outcome: trust, role, budget and pressure change.
 
         One ordinary outcome per proposal id. In ``required`` attestation mode this path
         is closed: use :meth:`record_attested_outcome` after an execution receipt.
+        ``observed``: the caller saw it happen (the gateway forwarding the call, the hook, a replayed
+        history), so a failure counts fully; a report (the MCP tool) from a reporter below
+        ``outcome.trusted_reporter`` is unverified pressure (see :meth:`colony.kernel.recording.OutcomeRecorder.effects`).
         """
         if self.config.attestation_mode == "required":
             raise AttestationError(
@@ -242,8 +247,9 @@ class ColonyKernel:
         parsed = parse_outcome(proposal, outcome, tests_passed, human_feedback)
         evidence_json = recorder.check(proposal, parsed)
         with self._atomic():
+            standing = recorder.standing(proposal, observed=observed)
             record = recorder.store(proposal, tests_passed, parsed, evidence_json, attested=False)
-            recorder.effects(proposal, tests_passed, parsed)
+            recorder.effects(proposal, tests_passed, parsed, standing=standing)
             return record
 
     # ------------------------------------------------------ attested lifecycle
@@ -262,9 +268,11 @@ class ColonyKernel:
         tests_passed: bool,
         human_feedback: str | None = None,
         actor_id: str = "observer",
+        *,
+        observed: bool = False,
     ) -> ConsequenceRecord:
-        """Record the outcome of an executed, receipted proposal (one per receipt)."""
-        return self._attested.outcome(proposal, outcome, tests_passed, human_feedback, actor_id)
+        """Record the outcome of an executed, receipted proposal (one per receipt); ``observed`` as for :meth:`record_outcome`."""
+        return self._attested.outcome(proposal, outcome, tests_passed, human_feedback, actor_id, observed=observed)
 
     def attestation_status(self, run_id: str | None = None) -> LedgerValidationResult | None:
         """Validate the kernel's (or a named) attestation run; None when attestation is disabled."""

@@ -113,8 +113,25 @@ class OutcomeRecorder:
         self.changes.learn(proposal.proposal_id, failed=not tests_passed or parsed.repair_needed)
         return record
 
-    def effects(self, proposal: ActionProposal, tests_passed: bool, parsed: ParsedOutcome) -> None:
-        """Budget and pressure: applied last, once everything that can refuse the call has passed."""
+    def standing(self, proposal: ActionProposal, *, observed: bool) -> float | None:
+        """How much a failure report counts: None (fully) for an observed outcome or a trusted reporter, else the
+        reporter's trust over ``outcome.trusted_reporter`` (in [0, 1)).
+
+        Read before the outcome changes the reporter's trust (call it before :meth:`store`).
+        """
+        if observed:
+            return None
+        trust, trusted = self.memory.profile(proposal.agent_id).trust_score, self.policy.outcome.trusted_reporter
+        return None if trust >= trusted else trust / trusted
+
+    def effects(self, proposal: ActionProposal, tests_passed: bool, parsed: ParsedOutcome, *, standing: float | None) -> None:
+        """Budget and pressure: applied last, once everything that can refuse the call has passed.
+
+        A failure's pressure counts fully when ``standing`` is None (:meth:`standing`); a report from a
+        reporter below ``outcome.trusted_reporter`` is unverified pressure: weighted by its standing and
+        capped, with every other unverified deposit at the key, at ``proposal.proposal_deposit_cap``, below
+        the HOLD band. So no untrusted reporter, and no number of them, holds a target by reporting.
+        """
         self.ledger.consume(parsed.cost)
         o = self.policy.outcome
         target = proposal.target
@@ -124,9 +141,21 @@ class OutcomeRecorder:
             store.reinforce(target, SignalType.SUCCESS)
         else:
             evidence = {"proposal_id": proposal.proposal_id, "action_type": proposal.action_type}
-            store.deposit_trusted(
-                target, SignalType.FAILURE, o.failure_strength, decay[SignalType.FAILURE], SignalSource.TEST, evidence
-            )
+            if standing is None:
+                store.deposit_trusted(
+                    target, SignalType.FAILURE, o.failure_strength, decay[SignalType.FAILURE], SignalSource.TEST, evidence
+                )
+            else:
+                store.deposit_capped_trusted(
+                    target,
+                    SignalType.FAILURE,
+                    o.failure_strength,
+                    decay[SignalType.FAILURE],
+                    SignalSource.TEST,
+                    {**evidence, "reported_by": proposal.agent_id, "standing": standing},
+                    standing,
+                    self.policy.proposal.proposal_deposit_cap,
+                )
         if tests_passed and not parsed.repair_needed:
             evidence = {"proposal_id": proposal.proposal_id}
             store.deposit_trusted(

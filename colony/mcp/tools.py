@@ -251,6 +251,7 @@ def policy_values(p: "Policy") -> dict[str, Any]:
         "rollback_min_length": p.falsification.rollback_min_length,
         "trust_hard_floor": p.gate.trust_hard_floor,
         "trust_full_credit": p.gate.trust_full_credit,
+        "trusted_reporter": p.outcome.trusted_reporter,
     }
 
 
@@ -274,7 +275,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         RecordOutput,
         "Report what happened after an action: whether its tests passed, whether repair was needed, and "
         "optional operator feedback in [-1, 1]. Updates the agent's trust and role, deposits SUCCESS or "
-        "FAILURE pressure at the target, and records a DEPENDENCY trace. A failure raises the target's "
+        "FAILURE pressure at the target, and records a DEPENDENCY trace. A failure reported by an agent with trust "
+        "below {trusted_reporter:g} counts for its trust over {trusted_reporter:g}, and such reports together never "
+        "hold a target by themselves. A failure from an agent at or above it raises the target's "
         "pressure until it decays: agents with partial trust credit (trust from "
         "{trust_hard_floor:g} up to {trust_full_credit:g}) are then held there, agents at or above "
         "{trust_full_credit:g} can still execute, and agents below {trust_hard_floor:g} are refused "

@@ -16,10 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from colony.kernel.actuation_gate import COMPLETENESS_FIELDS, ActuationGate, GateInputs
 from colony.config import Policy, default_policy
 from colony.errors import ValidationError
 from colony.kernel import ColonyKernel, ColonyKernelConfig
+from colony.kernel.actuation_gate import COMPLETENESS_FIELDS, ActuationGate, GateInputs
+from colony.kernel.pheromone_store import PheromoneStore, ticks_to_extinction
+from colony.kernel.role_adapter import RoleAdapter
 from colony.models import (
     ActionProposal,
     AgentRole,
@@ -31,9 +33,7 @@ from colony.models import (
     SignalType,
     check_finite,
 )
-from colony.kernel.pheromone_store import PheromoneStore, ticks_to_extinction
 from colony.research.replay import write_json_artifact
-from colony.kernel.role_adapter import RoleAdapter
 
 __all__ = [
     "COMPLETENESS_FIELDS",
@@ -205,6 +205,7 @@ def trust_fixture(
                 {"summary": f"fixture outcome {token}", "repair_needed": repair},
                 tests_passed=passed,
                 human_feedback=fb or None,
+                observed=True,  # the fixture's scripted outcomes are what happened, not reports
             )
             path.append(step(i, token, fb, record.trust_delta))
     promotions = [

@@ -368,9 +368,10 @@ class _ConditionRunner:
             pid = proposal.proposal_id
             kernel.authorize_execution(pid, "study-dispatcher")
             kernel.record_execution_receipt(pid, {"executed": True, "tick": self.tick}, "study-executor")
-            kernel.record_attested_outcome(proposal, summary, tests_passed=not failed, actor_id="study-oracle")
+            kernel.record_attested_outcome(proposal, summary, tests_passed=not failed, actor_id="study-oracle", observed=True)
             return True
-        kernel.record_outcome(proposal, summary, tests_passed=not failed)
+        # the oracle's outcome (a misreporter only ever turns a failure into a success): observed, not a claim
+        kernel.record_outcome(proposal, summary, tests_passed=not failed, observed=True)
         return False
 
 

@@ -90,7 +90,11 @@ def same_target(step: str) -> ActionProposal:
 
 
 def report_failure(kernel: ColonyKernel, proposal_id: str, reporter: str = REPORTER) -> None:
-    """``reporter`` reports, through the ordinary ``record_outcome``, that a change at the paired target failed."""
+    """``reporter``'s change at the paired target failed, as the fixture's test run observed (``record_outcome``, unattested).
+
+    Observed: a *reported* failure from a reporter below ``outcome.trusted_reporter`` is unverified pressure,
+    capped below the HOLD band, so it would not hold the reviewer by itself.
+    """
     reported = complete_proposal(
         proposal_id,
         reporter,
@@ -98,7 +102,7 @@ def report_failure(kernel: ColonyKernel, proposal_id: str, reporter: str = REPOR
         "Record the fixture's caller-reported failed outcome.",
         "targeted tests fail",
     )
-    kernel.record_outcome(reported, {"summary": "targeted tests failed"}, tests_passed=False)
+    kernel.record_outcome(reported, {"summary": "targeted tests failed"}, tests_passed=False, observed=True)
 
 
 def verdict(result: GateResult) -> dict[str, Any]:

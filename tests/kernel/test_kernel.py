@@ -26,6 +26,7 @@ def test_paired_locality_through_propose_action() -> None:
     before = kernel.propose_action(make_proposal(target="same"))
     assert (before.decision, before.gate_score, before.falsification_severity) == (GateDecision.EXECUTE, 0.875, 0.0)
 
+    kernel.calibrate_agent("reporter", trust_score=POLICY.outcome.trusted_reporter)  # a reporter whose word counts fully
     reported = make_proposal(agent_id="reporter", target="same")
     kernel.record_outcome(reported, {"summary": "targeted tests failed"}, tests_passed=False)
     assert kernel.query("same", "failure", prefix=False)[0].strength == 3.0

@@ -50,7 +50,7 @@ def test_required_mode_closes_the_ordinary_path() -> None:
 def test_misuse_is_refused_and_leaves_the_chain_valid() -> None:
     kernel = _kernel("optional")
     hold = make_proposal(target="hot")
-    kernel.record_outcome(make_proposal(agent_id="reporter", target="hot"), {}, tests_passed=False)
+    kernel.record_outcome(make_proposal(agent_id="reporter", target="hot"), {}, tests_passed=False, observed=True)
     assert kernel.propose_action(hold).decision is GateDecision.HOLD
     with pytest.raises(AttestationError, match="EXECUTE"):
         kernel.authorize_execution(hold.proposal_id, "operator")
@@ -76,7 +76,7 @@ def test_misuse_is_refused_and_leaves_the_chain_valid() -> None:
 
 def test_re_proposal_after_hold_is_a_new_linked_proposal() -> None:
     kernel = _kernel("optional")
-    kernel.record_outcome(make_proposal(agent_id="reporter", target="hot"), {}, tests_passed=False)
+    kernel.record_outcome(make_proposal(agent_id="reporter", target="hot"), {}, tests_passed=False, observed=True)
     first = make_proposal(target="hot")
     assert kernel.propose_action(first).decision is GateDecision.HOLD
     for _ in range(10):

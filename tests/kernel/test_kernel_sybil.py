@@ -52,7 +52,9 @@ def test_invented_ids_cannot_move_a_trusted_agents_verdict_by_refused_proposals(
         assert kernel.pheromones.unverified(VICTIM, signal_type) == pytest.approx(pressure)
     assert _verdicts(kernel, VICTIM) == clear
 
-    # an honest failed outcome still moves the target, as the paper says: HOLD for partial-credit trust
+    # a failed outcome from a reporter that earned trust still moves the target, as the paper says: HOLD for
+    # partial-credit trust (an invented reporter's would not: tests/kernel/test_reporter_standing.py)
+    kernel.calibrate_agent("reporter", trust_score=POLICY.outcome.trusted_reporter)
     kernel.record_outcome(make_proposal(agent_id="reporter", target=VICTIM), {"summary": "tests failed"}, tests_passed=False)
     after = _verdicts(kernel, VICTIM)
     assert after["partial-credit"] == (GateDecision.HOLD, 0.725)

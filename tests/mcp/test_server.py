@@ -55,7 +55,9 @@ async def test_hold_and_refuse_are_normal_results() -> None:
 
 
 async def test_query_is_exact_unless_descendants_are_asked_for() -> None:
-    async with Client(build_server()) as client:
+    tools = ColonyTools()
+    tools.kernel.calibrate_agent("a", trust_score=tools.policy.outcome.trusted_reporter)  # its failures count fully
+    async with Client(build_server(tools)) as client:
         await ok(client.call_tool, "colony_record_outcome", record_args("a", "pkg.core.sub", passed=False))
         args = {"location": "pkg.core", "signal_type": "failure"}
         assert (await ok(client.call_tool, "colony_pheromone_query", args))["signals"] == []
@@ -203,6 +205,12 @@ async def test_record_outcome_describes_what_one_failure_really_does() -> None:
         text = listed["colony_record_outcome"].description or ""
         assert "for everyone" not in text and "partial trust credit" in text
         assert f"{gate.trust_full_credit:g} can still execute" in text
+        trusted = tools.policy.outcome.trusted_reporter
+        assert f"below {trusted:g} counts for its trust over {trusted:g}" in text
+        await ok(client.call_tool, "colony_record_outcome", record_args("stranger", "pkg.failed", passed=False))
+        partial = await ok(client.call_tool, "colony_propose_action", propose_args("partial-credit", "pkg.failed"))
+        assert partial["decision"] == "execute"  # a new reporter's word alone holds nobody
+        tools.kernel.calibrate_agent("reporter", trust_score=trusted)
         await ok(client.call_tool, "colony_record_outcome", record_args("reporter", "pkg.failed", passed=False))
         full = await ok(client.call_tool, "colony_propose_action", propose_args("full-credit", "pkg.failed"))
         partial = await ok(client.call_tool, "colony_propose_action", propose_args("partial-credit", "pkg.failed"))
