@@ -205,7 +205,8 @@ def replay(
             else:
                 failed = row["inducing"]
                 summary = "a later commit repaired or reverted it" if failed else "not implicated within the horizon"
-                kernel.record_outcome(proposals.pop(i), {"summary": summary}, tests_passed=not failed)
+                # what the history shows happened (a later fix or revert, or nothing): observed, not a report
+                kernel.record_outcome(proposals.pop(i), {"summary": summary}, tests_passed=not failed, observed=True)
     finally:
         kernel.close()
     return rows
