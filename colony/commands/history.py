@@ -9,6 +9,8 @@ and variant, and writes ``output/history/study.json``. ``colony history agents R
 counts the commits of each agent and bot signature (``colony/config/agents.yaml``).
 ``colony history verify [MANIFEST...]``
 checks committed datasets against their manifests and exits 1 on a mismatch.
+``colony history report REPO_OR_DATASET [--output DIR]`` writes a report of one history (HTML, a
+papermill-run notebook and its JSON) to ``output/history_report/<name>/``.
 """
 
 from __future__ import annotations
@@ -76,6 +78,25 @@ def register(subparsers: Any) -> None:
     ag.add_argument("--config", help="a history.yaml whose agents.extra adds signature files (default: the packaged one)")
     ag.add_argument("--json", action="store_true", help="print the counts as JSON")
     ag.set_defaults(func=agents_command, extra="research")
+    rp = actions.add_parser(
+        "report", help="an HTML report (and its papermill-run notebook) of one repository's or dataset's history"
+    )
+    rp.add_argument(
+        "source",
+        metavar="REPO_OR_DATASET",
+        help="a git repository directory or bundle (extracted first), a <name>.manifest.json, or a directory holding one",
+    )
+    rp.add_argument("--output", help="the report's directory (default output/history_report/<name>/)")
+    rp.add_argument("--config", help="a history.yaml (or a file with a history section) instead of the packaged one")
+    rp.add_argument("--top", type=int, default=20, help="how many of the riskiest changes to list (default 20)")
+    rp.add_argument("--cache", default=DEFAULT_CACHE, help=f"per-commit extraction cache (default {DEFAULT_CACHE})")
+    rp.add_argument(
+        "--include", action="append", metavar="GLOB", help="extracting: judge only files matching GLOB (default: *.py)"
+    )
+    rp.add_argument("--skip-missing", action="store_true", help="extracting: leave out commits with missing blobs")
+    rp.add_argument("--quiet", action="store_true", help="no progress")
+    rp.add_argument("--json", action="store_true", help="print where the report went as JSON")
+    rp.set_defaults(func=report_command, extra="research")
     ve = actions.add_parser("verify", help="check committed datasets against their manifests")
     ve.add_argument(
         "manifests", nargs="*", metavar="MANIFEST", help=f"manifest files (default: {DEFAULT_OUTPUT}/*.manifest.json)"
@@ -90,16 +111,11 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=usage)
 
 
-def extract_command(args: argparse.Namespace) -> int:
+def _progress_bar(desc: str, quiet: bool) -> tuple[Any, Any]:
+    """A tqdm bar on stderr and the ``progress(done, total)`` callback extraction drives it with."""
     from tqdm import tqdm
 
-    from colony.history.extract import extract
-
-    source = Path(args.source)
-    oidmap = args.oidmap
-    if oidmap is None and source.is_file() and source.with_suffix(".oidmap").is_file():
-        oidmap = str(source.with_suffix(".oidmap"))
-    bar = tqdm(total=0, unit="commit", desc=f"extract {args.name}", disable=args.quiet, file=sys.stderr)
+    bar = tqdm(total=0, unit="commit", desc=desc, disable=quiet, file=sys.stderr)
 
     def progress(done: int, total: int) -> None:
         if bar.total != total:
@@ -107,6 +123,17 @@ def extract_command(args: argparse.Namespace) -> int:
         bar.n = done
         bar.refresh() if done == total or done % 25 == 0 else None
 
+    return bar, progress
+
+
+def extract_command(args: argparse.Namespace) -> int:
+    from colony.history.extract import extract
+
+    source = Path(args.source)
+    oidmap = args.oidmap
+    if oidmap is None and source.is_file() and source.with_suffix(".oidmap").is_file():
+        oidmap = str(source.with_suffix(".oidmap"))
+    bar, progress = _progress_bar(f"extract {args.name}", args.quiet)
     try:
         result = extract(
             source,
@@ -199,3 +226,41 @@ def verify_command(args: argparse.Namespace) -> int:
         for r in results:
             print(f"{r['manifest']}: " + (f"ok ({r['records']} records)" if r["ok"] else f"MISMATCH: {r['error']}"))
     return 0 if ok and manifests else 1
+
+
+def report_command(args: argparse.Namespace) -> int:
+    from colony.history.report_input import report_name
+    from colony.history.report_write import write_report
+
+    def say(line: str) -> None:
+        if not args.quiet:
+            print(f"history report: {line}", file=sys.stderr, flush=True)
+
+    opened: list[Any] = []  # the extraction's bar, opened when a repository is extracted (a dataset needs none)
+
+    def progress(done: int, total: int) -> None:
+        if not opened:
+            opened.extend(_progress_bar(f"extract {report_name(args.source)}", args.quiet))
+        opened[1](done, total)
+
+    try:
+        files = write_report(
+            args.source,
+            output=args.output,
+            config=args.config,
+            top=args.top,
+            cache_dir=args.cache,
+            include=args.include,
+            skip_missing=args.skip_missing,
+            extract_progress=progress,
+            say=say,
+        )
+    finally:
+        if opened:
+            opened[0].close()
+    if args.json:
+        paths = {"directory": files.directory, "json": files.json, "notebook": files.notebook, "html": files.html}
+        print(json.dumps({"success": True, "name": files.name, **{k: str(v) for k, v in paths.items()}}, sort_keys=True))
+    else:
+        print(str(files.html))
+    return 0
