@@ -19,6 +19,7 @@ from colony.canonical import json_text
 from colony.errors import ValidationError
 from colony.models.cost import ResourceCost
 from colony.models.enums import AgentRole, AttackVector, DecayRate, FalsificationSeverity, GateDecision, SignalSource, SignalType
+from colony.models.frozen_json import freeze_json
 from colony.models.frozen_records import quick_init, quick_new
 from colony.models.trust_units import apply_delta as _apply_trust_delta
 from colony.models.values import Record, check_finite, check_json_value, check_text, copy_json, new_id, nonempty, to_enum
@@ -109,10 +110,13 @@ class ActionProposal(Record):
             raise ValidationError("ActionProposal.rollback_plan", "must be a string", value=self.rollback_plan)
         if not self.rollback_plan.isascii():
             check_text("ActionProposal.rollback_plan", self.rollback_plan)
-        if not isinstance(self.evidence, dict):
-            raise ValidationError("ActionProposal.evidence", "must be a dict", value=self.evidence)
-        if self.evidence:
-            check_json_value("ActionProposal.evidence", self.evidence)
+        evidence = self.evidence
+        if not isinstance(evidence, dict):
+            raise ValidationError("ActionProposal.evidence", "must be a dict", value=evidence)
+        if evidence:
+            check_json_value("ActionProposal.evidence", evidence)
+        # frozen: a change after the check would reach the store unchecked (issue #27)
+        _set_evidence(self, freeze_json("ActionProposal.evidence", evidence) if evidence else _NO_EVIDENCE)
         nonempty("ActionProposal.proposal_id", self.proposal_id)
         created = self.created_at
         if type(created) is not float or not -math.inf < created < math.inf:
@@ -146,6 +150,10 @@ class ActionProposal(Record):
         d = dict(data)
         d["budget_estimate"] = ResourceCost.from_dict(d.get("budget_estimate", {}), name="ActionProposal.budget_estimate")
         return cls(**d)
+
+
+_set_evidence = ActionProposal.__dict__["evidence"].__set__  # a frozen record's own slot, set once in __post_init__
+_NO_EVIDENCE = freeze_json("ActionProposal.evidence", {})
 
 
 @quick_init

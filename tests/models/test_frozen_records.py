@@ -63,7 +63,10 @@ def _example(cls: type) -> Any:
 def test_defaults_and_fresh_factories() -> None:
     a, b = models.ActionProposal("a", "t", "patch", "pkg", "r", "e"), models.ActionProposal("a", "t", "patch", "pkg", "r", "e")
     assert a.rollback_plan == "" and a.budget_estimate == models.ResourceCost()
-    assert a.evidence == {} and a.evidence is not b.evidence and a.proposal_id != b.proposal_id
+    # no evidence is one frozen empty mapping: shared safely, since nobody can change it (tests/models/test_frozen_evidence.py)
+    assert a.evidence == {} and a.evidence is b.evidence and a.proposal_id != b.proposal_id
+    with pytest.raises(ValidationError):
+        a.evidence["x"] = 1
     result = models.GateResult(models.GateDecision.EXECUTE, 0.9, "fine")
     assert (result.required_evidence, result.budget_approved, result.falsification_severity) == ([], True, 0.0)
     given: list[str] = ["x"]
