@@ -98,6 +98,25 @@ async def test_bypass_1_an_extra_path_argument_does_not_move_a_git_target(scratc
         assert "Changes to be committed" not in status.content[0].text  # type: ignore[union-attr]
 
 
+async def test_bypass_1_a_template_rule_still_judges_every_path_argument(scratch: Scratch) -> None:
+    held = scratch.files / "out" / "held.txt"
+    evil = scratch.files / "evil.txt"
+    evil.write_text("the attacker's text\n")
+    async with running(gateway_config(scratch)) as (_, c):  # move_file's rule: {target: "{source}"}
+        failed = await c.call_tool("fs__write_file", {"path": str(held), "content": "v0"})  # out/ does not exist yet
+        assert failed.is_error and gate(failed)["outcome"] == "failure"  # held.txt is under failure pressure
+        held.parent.mkdir()
+        moved = await c.call_tool("fs__move_file", {"source": str(evil), "destination": str(held)})
+        assert moved.is_error and gate(moved)["decision"] == "hold", moved.content
+        assert gate(moved)["target"] == str(held)  # the worst target is named: the destination
+        clean = await c.call_tool("fs__move_file", {"source": str(evil), "destination": str(scratch.files / "elsewhere.txt")})
+        assert gate(clean)["decision"] == "execute" and gate(clean)["targets"] == [
+            str(evil),
+            str(scratch.files / "elsewhere.txt"),
+        ]
+    assert not held.exists() and (scratch.files / "elsewhere.txt").read_text() == "the attacker's text\n"
+
+
 async def test_bypass_4_a_malformed_call_charges_nobody_and_is_not_forwarded(scratch: Scratch) -> None:
     victim = scratch.files / "shared.txt"
     async with running(gateway_config(scratch, calibrate={"alice": 0.5, "bob": 0.5})) as (gw, c):

@@ -11,20 +11,25 @@ upstream's name.
 **The gateway's targets** (:meth:`ToolRules.targets`) are every path a call names, each
 resolved to the real path the upstream will touch (:mod:`colony.mcp.gateway.targets`),
 in a fixed order (the repository first), so an extra argument cannot move the target:
-a call is judged on all of them. The call is forwarded with the resolved paths.
+a call is judged on all of them. A rule's template adds its rendered target in front; it
+never replaces the paths (``move_file: {target: "{source}"}`` is still judged at the
+destination it overwrites). The call is forwarded with the resolved paths.
 
 A template such as ``"{repo_path}:{branch_name}"`` names arguments in braces (``{{``
 and ``}}`` are literal braces). A call that lacks a named argument, or passes a list
 or an object for it, cannot be gated: the gateway refuses it before the gate and the
 upstream is never called.
 
->>> rules = ToolRules({"read_*": ToolRule(read_only=True), "git_checkout": ToolRule(target="{repo_path}:{branch_name}")})
+>>> rules = ToolRules({"read_*": ToolRule(read_only=True), "git_checkout": ToolRule(target="{repo_path}:{branch_name}"),
+...     "move_file": ToolRule(target="{source}")})
 >>> rules.rule("read_text_file").read_only
 True
 >>> rules.target("git", "git_checkout", {"repo_path": "/r", "branch_name": "main"})
 '/r:main'
 >>> rules.target("git", "git_status", {"repo_path": "/r"})
 '/r'
+>>> rules.targets("fs", "move_file", {"source": "/a", "destination": "/held"}, None)[1]
+['/a', '/held']
 >>> rules.target("git", "git_checkout", {"repo_path": "/r"})
 Traceback (most recent call last):
 ...
@@ -158,9 +163,8 @@ class ToolRules:
                     args[name] = resolver.resolve(value, name, base)
                     named[name] = resolver.name(args[name])
         template = self.rule(tool).target
-        if template is not None:
-            return args, [render_target(template, named, tool)]
-        found: list[str] = []
+        # a template names the call's first target; every path argument is judged too (a move onto a held file)
+        found: list[str] = [render_target(template, named, tool)] if template is not None else []
         for name in PATH_ARGUMENTS:
             value = named.get(name)
             for item in value if isinstance(value, list) else [value]:
