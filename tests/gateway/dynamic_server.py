@@ -2,17 +2,39 @@
 
 ``mcp-server-git`` and the npm filesystem server never change their tool list and answer
 at once; the gateway tests also need an upstream that adds a tool mid-session (and says
-so, on both protocol eras) and one that is slow. Run as ``python tests/gateway/dynamic_server.py``.
+so, on both protocol eras), one that is slow, and one whose answer its client cannot read
+(``unreadable`` lists an output schema and answers without the structured content it
+promises, so the SDK client refuses the answer after the tool ran). Run as
+``python tests/gateway/dynamic_server.py``.
 """
 
 from __future__ import annotations
 
 import time
 
+import mcp_types as types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
 
-server = MCPServer("dynamic-upstream", version="1")
+PROMISED = {"type": "object", "properties": {"done": {"type": "boolean"}}, "required": ["done"]}
+
+
+class _Server(MCPServer):
+    async def list_tools(self) -> list[types.Tool]:
+        tools = await super().list_tools()
+        return [t.model_copy(update={"output_schema": PROMISED}) if t.name == "unreadable" else t for t in tools]
+
+
+server = _Server("dynamic-upstream", version="1")
+
+
+@server.tool(
+    description="Wait `seconds` seconds, then answer without the structured content the listing promises.",
+    structured_output=False,
+)
+def unreadable(seconds: float) -> str:
+    time.sleep(seconds)
+    return "done, but not in the promised shape"
 
 
 @server.tool(description="Wait `seconds` seconds, then answer with how long it waited.")

@@ -177,6 +177,33 @@ async def test_bypass_2_a_cancelled_or_disconnected_call_still_leaves_its_outcom
     assert cli_main(["ledger", "verify", str(state), "--public-key", public]) == 0
 
 
+@pytest.mark.parametrize("attested", [False, True])
+async def test_bypass_2_a_cancelled_call_whose_result_cannot_be_read_is_unknown_and_charges_nothing(
+    scratch: Scratch, tmp_path: Path, attested: bool
+) -> None:
+    kernel = _attested(tmp_path)[0] if attested else None
+    async with Gateway(gateway_config(scratch, dynamic=True, calibrate={} if attested else None), kernel=kernel) as gw:
+        trust = gw.kernel.agent_profile("alice").trust_score
+        async with Client(gw.server("alice")) as c, anyio.create_task_group() as tg:
+            tg.start_soon(c.call_tool, "dyn__unreadable", {"seconds": 0.6})  # runs, then answers in a shape nobody can read
+            await anyio.sleep(0.2)
+            tg.cancel_scope.cancel()  # the client gives up on the call
+        with anyio.fail_after(10):
+            while not gw.kernel.agent_profile("alice").consequence_history:
+                await anyio.sleep(0.05)
+        (summary, passed, trust_delta), *others = gw.kernel.db.conn.execute(
+            "SELECT actual_outcome, tests_passed, trust_delta FROM consequences"
+        ).fetchall()
+        assert others == [] and summary.startswith("the outcome is unknown: RuntimeError: Tool unreadable has an output schema")
+        assert "recorded as unknown" in summary and passed == 1 and trust_delta == 0.0
+        assert gw.kernel.agent_profile("alice").trust_score == trust  # an unknown is no failure of the agent's
+        assert gw.kernel.query("dyn", SignalType.FAILURE) == []  # and leaves no failure pressure at the target
+        if attested:
+            assert gw.kernel.attestation_status().valid  # type: ignore[union-attr]
+    if kernel is not None:
+        kernel.close()
+
+
 async def test_bypass_2_verify_reports_an_authorization_without_a_receipt(tmp_path: Path, capsys: Any) -> None:
     from colony.models import ActionProposal
 

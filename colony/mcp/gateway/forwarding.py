@@ -14,9 +14,10 @@ For a gated tool:
    the upstream;
 4. the outcome of a forwarded call is recorded from what happened, shielded from the
    caller's cancellation or disconnection: an error result, a timeout or a lost connection
-   is a failure, an unexpected end "unknown", anything else a success. With attestation
-   on, the ledger gets the whole chain: proposal → verdict → authorization → receipt
-   (SHA-256 of the request and of the result) → outcome.
+   is a failure, a result that cannot be read (or any other unexpected end) "unknown", which
+   charges neither trust nor failure pressure (:mod:`colony.mcp.gateway.outcomes`), anything
+   else a success. With attestation on, the ledger gets the whole chain: proposal → verdict
+   → authorization → receipt (SHA-256 of the request and of the result) → outcome.
 
 A read-only tool (per the mapping) is forwarded without a proposal and records nothing.
 A call that cannot be gated (an unpinnable path, malformed ``_meta``) or whose upstream is
@@ -45,6 +46,7 @@ from colony.kernel import ColonyKernel
 from colony.mcp.gateway import approval
 from colony.mcp.gateway.config import GatewayConfig
 from colony.mcp.gateway.mapping import ToolRules
+from colony.mcp.gateway.outcomes import UNKNOWN_NOTE, Outcome, unknown_terms
 from colony.mcp.gateway.proposal import intent_from_meta, tool_call_proposal
 from colony.mcp.gateway.results import forwarded, gate_error, result_digest, tool_error
 from colony.mcp.gateway.schema import check_arguments
@@ -77,10 +79,10 @@ class Route:
 
 @dataclass(frozen=True, slots=True)
 class _Sent:
-    """A forwarded call's result (None when it ended without one) and how it is judged."""
+    """A forwarded call's result (None when it ended without one) and what became of the call."""
 
     result: types.CallToolResult | None
-    failed: bool
+    outcome: Outcome
     summary: str
     failure_kind: str | None
     seconds: float
@@ -183,15 +185,16 @@ class Forwarder:
             result = await route.upstream.call(route.tool, arguments, timeout)
         except (UpstreamCallFailed, UpstreamUnavailable) as exc:
             kind = exc.kind if isinstance(exc, UpstreamCallFailed) else "not_sent"
-            return _Sent(None, True, str(exc), kind, self._monotonic() - start)
-        except Exception as exc:  # whatever else ended the call: the upstream may have acted, so the outcome is unknown
+            return _Sent(None, "failure", str(exc), kind, self._monotonic() - start)
+        except Exception as exc:  # an answer that cannot be read, or whatever else: the upstream may have acted
             log.exception("gateway: forwarding %s failed", route.name)
-            return _Sent(None, True, f"the outcome is unknown: {type(exc).__name__}: {exc}", "unknown", self._monotonic() - start)
+            why = f"the outcome is unknown: {type(exc).__name__}: {exc}"[:500]
+            return _Sent(None, "unknown", why, "unknown", self._monotonic() - start)
         seconds = self._monotonic() - start
         if result.is_error:
             text = " ".join(c.text for c in result.content if isinstance(c, types.TextContent))[:500]
-            return _Sent(result, True, f"the upstream returned an error: {text}", "error_result", seconds)
-        return _Sent(result, False, "the upstream returned a result", None, seconds)
+            return _Sent(result, "failure", f"the upstream returned an error: {text}", "error_result", seconds)
+        return _Sent(result, "success", "the upstream returned a result", None, seconds)
 
     async def _execute(
         self,
@@ -218,6 +221,7 @@ class Forwarder:
                     "tool": route.tool,
                     "request_sha256": digest_json({"name": route.tool, "arguments": arguments}, field="arguments"),
                     "result_sha256": result_digest(sent.result) if sent.result is not None else None,
+                    "outcome": sent.outcome,
                     "failure": sent.failure_kind,
                     "seconds": round(sent.seconds, 6),
                     "approved_by": approved_by,
@@ -230,7 +234,7 @@ class Forwarder:
             "gate_score": verdict.gate_score,
             "target": proposals[0].target,
             "approved_by": approved_by,
-            "outcome": "failure" if sent.failed else "success",
+            "outcome": sent.outcome,
             "failure": sent.failure_kind,
             "recorded": recorded,
         }
@@ -246,14 +250,23 @@ class Forwarder:
     async def _record(
         self, route: Route, proposal: ActionProposal, sent: _Sent, summary: str, receipt: dict[str, Any] | None
     ) -> bool:
-        """Record the outcome (and, attested, the receipt first); False, logged, if the kernel refused."""
-        outcome = {"summary": summary, "action_taken": f"{route.name} via the colony gateway"}
+        """Record the outcome (and, attested, the receipt first); False, logged, if the kernel refused.
+
+        An unknown outcome is recorded with :func:`~colony.mcp.gateway.outcomes.unknown_terms`: no failure
+        pressure and no change of trust, the summary saying so.
+        """
+        outcome: dict[str, Any] = {"summary": summary, "action_taken": f"{route.name} via the colony gateway"}
+        passed, feedback = sent.outcome == "success", None
+        if sent.outcome == "unknown":
+            terms = unknown_terms(self.kernel.policy.trust)
+            passed, feedback, outcome["repair_needed"] = terms.tests_passed, terms.human_feedback, terms.repair_needed
+            outcome["summary"] = f"{summary} ({UNKNOWN_NOTE})"
         try:
             if receipt is not None:
                 await self._kernel(self.kernel.record_execution_receipt, proposal.proposal_id, receipt, ACTOR)
-                await self._kernel(self.kernel.record_attested_outcome, proposal, outcome, not sent.failed, None, ACTOR)
+                await self._kernel(self.kernel.record_attested_outcome, proposal, outcome, passed, feedback, ACTOR)
             else:
-                await self._kernel(self.kernel.record_outcome, proposal, outcome, not sent.failed)
+                await self._kernel(self.kernel.record_outcome, proposal, outcome, passed, feedback)
         except ColonyError:
             log.exception("gateway: recording the outcome of %s (proposal %s) failed", route.name, proposal.proposal_id)
             return False
