@@ -251,3 +251,30 @@ async def test_a_held_call_is_released_by_an_operators_token_only_and_only_to_it
             assert again.is_error and target.read_text() == "approved"  # an approval releases one call once
     finally:
         assert server.stop() == 0, server.stderr
+
+
+async def test_an_operators_token_approves_on_a_gateway_bound_to_one_agent(scratch: Scratch, tmp_path: Path) -> None:
+    state = tmp_path / "colony.sqlite"
+    tokens = register_agents(state, "alice", "bob") | register_agents(state, "ops", role="operator")
+    server = _start(_config(scratch, tmp_path, state), "--agent-id", "alice")
+    target = scratch.files / "out" / "held.txt"
+    args = _write(target, "approved")
+    try:
+        async with server.client(token=tokens["alice"]) as alice:
+            assert gate(await alice.call_tool("fs__write_file", _write(target, "v0")))["outcome"] == "failure"
+            target.parent.mkdir()
+            pid = gate(await alice.call_tool("fs__write_file", args))["approval_id"]
+            async with server.client(token=tokens["ops"]) as ops:
+                listed = await ops.call_tool("colony_held_calls", {})
+                assert [h["proposal_id"] for h in (listed.structured_content or {})["held"]] == [pid]
+                assert not (await ops.call_tool("colony_approve_hold", {"proposal_id": pid})).is_error
+                acting = await ops.call_tool("fs__write_file", _write(scratch.files / "ops.txt", "x"))
+                assert acting.is_error and "this gateway serves 'alice' only" in gate(acting)["error"]  # approve, not act
+            async with server.client(token=tokens["bob"]) as bob:  # an agent's token still cannot approve, nor reach in
+                refused = await bob.call_tool("colony_held_calls", {})
+                assert refused.is_error and "this gateway serves 'alice' only" in refused.content[0].text  # type: ignore[union-attr]
+            done = await alice.call_tool("fs__write_file", args, meta={"colony/approved_hold": pid})  # type: ignore[arg-type]
+            assert not done.is_error and gate(done)["approved_by"] == "operator 'ops'"
+    finally:
+        assert server.stop() == 0, server.stderr
+    assert target.read_text() == "approved" and not (scratch.files / "ops.txt").exists()

@@ -8,9 +8,12 @@ approval), and it cannot approve its own proposal even when it holds operator ri
    resolved arguments; the agent's error names the proposal id and how to go on.
 2. An operator approves it with the operator-only gateway tool ``colony_approve_hold``
    (:data:`APPROVE_TOOL`, ``{"proposal_id": ...}``), over a channel the agent's token cannot
-   use (an operator's own token on the gateway's HTTP endpoint, or a server of the same
+   use (an operator's own token on the gateway's HTTP endpoint, accepted for these tools
+   even when the gateway is bound to one agent with ``--agent-id``, or a server of the same
    gateway bound to an operator in-process); ``colony_held_calls`` lists what waits. Held
-   calls live in the gateway process, so the approval goes to the gateway that held the call.
+   calls live in the gateway process, so the approval goes to the gateway that held the call:
+   a stdio gateway serves only its own agent, so its holds cannot be approved (its agent
+   re-proposes with the evidence the HOLD names; run the gateway over HTTP to approve).
 3. The agent retries the same call with ``_meta`` ``{"colony/approved_hold": proposal_id}``:
    the same agent, tool and arguments, approved and not yet used, forward the held
    proposal(s) once; the record names the operator who approved.

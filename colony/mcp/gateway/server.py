@@ -107,7 +107,7 @@ class GatewayServer(MCPServer):
         if route is None and name not in operator.TOOLS:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
         try:
-            who = caller_agent(self.bound)
+            who = caller_agent(self.bound, operator_tool=route is None)  # an operator approves under any binding
         except IdentityError as exc:
             return tool_error(f"colony gateway: {exc}")
         assert who.agent_id is not None
