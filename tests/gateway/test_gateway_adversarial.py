@@ -320,23 +320,48 @@ def _spelling(draw: st.DrawFn, root: str) -> str:
     return prefix + relative if prefix else relative.lstrip("/")  # "" prefix: relative to the root
 
 
+THROUGH_UPSTREAM = 8  # spellings sent through the real filesystem server; the others are checked against realpath
+
+
+def _entries(root: Path) -> list[str]:
+    """Every name under ``root`` (symlinks not followed): a write under a second spelling would add one."""
+    return sorted(os.path.relpath(os.path.join(d, n), root) for d, dirs, files in os.walk(root) for n in [*dirs, *files])
+
+
 @pytest.mark.parametrize("tool", ["write_file"])
 def test_property_every_spelling_of_one_file_is_judged_at_the_upstreams_real_path(tree: Path, tool: str) -> None:
+    from functools import partial
+
     from hypothesis import HealthCheck, given, settings
 
     from colony.mcp.gateway.mapping import ToolRules
     from colony.mcp.gateway.targets import PathResolver
+    from tests.gateway.conftest import FS_SERVER, npm_tool
 
     real = os.path.realpath(tree / "sub" / NAME)  # what the filesystem server touches (its validatePath: realpath)
     rooted, bare = PathResolver([str(tree)]), PathResolver([])
     rules = ToolRules({})
+    fs = {"command": "node", "args": [str(npm_tool(FS_SERVER)), str(tree)], "cwd": str(tree)}
+    config = parse_gateway_config(
+        {"kernel": {"calibrate": {"alice": 0.5}}, "defaults": {"tick_interval_seconds": 0}, "upstreams": {"fs": fs}}
+    )
+    before, sent = _entries(tree), list[str]()
 
-    @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-    @given(_spelling(str(tree)))
-    def check(spelling: str) -> None:
-        forwarded, targets = rules.targets("fs", tool, {"path": spelling, "content": "x"}, rooted)
-        assert forwarded["path"] == real and targets == [f"sub/{NAME}"], spelling
-        if os.path.isabs(spelling):  # without roots, an absolute spelling is judged at the absolute real path
-            assert bare.resolve(spelling, "path") == real and bare.name(real) == real
+    with anyio.from_thread.start_blocking_portal() as portal, portal.wrap_async_context_manager(running(config)) as (_, c):
 
-    check()
+        @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+        @given(_spelling(str(tree)))
+        def check(spelling: str) -> None:
+            forwarded, targets = rules.targets("fs", tool, {"path": spelling, "content": "x"}, rooted)
+            assert forwarded["path"] == real and targets == [f"sub/{NAME}"], spelling
+            if os.path.isabs(spelling):  # without roots, an absolute spelling is judged at the absolute real path
+                assert bare.resolve(spelling, "path") == real and bare.name(real) == real
+            if len(sent) < THROUGH_UPSTREAM and spelling not in sent:  # the upstream's own answer: which file it wrote
+                sent.append(spelling)
+                content = f"written as {spelling!r}"
+                result = portal.call(partial(c.call_tool, f"fs__{tool}", {"path": spelling, "content": content}))
+                assert not result.is_error and gate(result)["target"] == f"sub/{NAME}", (spelling, result.content)
+                assert Path(real).read_text() == content and _entries(tree) == before, spelling
+
+        check()
+    assert len(sent) == THROUGH_UPSTREAM
