@@ -16,11 +16,12 @@ payload, state out of reach, any error): ``ask`` with the reason, never ``allow`
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from colony.errors import ConflictError
 from colony.hook.client import fail_safe, pre_answer
-from colony.hook.danger import path_danger
+from colony.hook.paths import path_dangers
 from colony.hook.payload import HookCall
 from colony.hook.shell import Shell
 from colony.kernel import ColonyKernel
@@ -84,24 +85,41 @@ def _pre(kernel: ColonyKernel, call: HookCall, agent_id: str) -> dict[str, Any]:
 
 
 def _worst(kernel: ColonyKernel, targets: list[str]) -> str:
-    """The target under the most hazard (the larger of RISK and FAILURE there); the first one on a tie."""
+    """The target under the most hazard (the larger of RISK and FAILURE there); the first one on a tie.
+
+    One field query below the targets' common directory (one per top-level directory when they share
+    none but ``/``), not one per target: a command's cost stays linear in its length.
+    """
     if len(targets) == 1:
         return targets[0]
+    wanted = set(targets)
+    hazard: dict[str, float] = {}
+    for prefix in _prefixes(targets):
+        for s in kernel.query(prefix, prefix=True):
+            if s.location in wanted and s.signal_type in (SignalType.RISK, SignalType.FAILURE):
+                hazard[s.location] = max(hazard.get(s.location, 0.0), s.strength)
+    return max(targets, key=lambda t: hazard.get(t, 0.0))  # max keeps the first of equal keys
 
-    def hazard(target: str) -> float:
-        signals = kernel.query(target, prefix=False)
-        return max((s.strength for s in signals if s.signal_type in (SignalType.RISK, SignalType.FAILURE)), default=0.0)
 
-    return max(targets, key=hazard)  # max keeps the first of equal keys
+def _prefixes(targets: list[str]) -> list[str]:
+    """Locations whose prefix queries cover every target (absolute paths; anything else is queried as it is)."""
+    paths = [t for t in targets if t.startswith("/")]
+    others = list(dict.fromkeys(t for t in targets if not t.startswith("/")))
+    common = os.path.commonpath(paths) if paths else None
+    if common is None:
+        return others
+    if common != "/":
+        return [common, *others]
+    return [*dict.fromkeys("/" + t.split("/", 2)[1] for t in paths), *others]  # "/": its prefix query is only "/" itself
 
 
 def _cautions(call: HookCall, shell: Shell | None) -> list[str]:
     """Why ``allow`` is not enough: dangerous patterns (named), and what colony can't tell the command writes."""
     if shell is not None:
         return [f"dangerous pattern: {d}" for d in shell.dangers] + shell.unclear
-    path = call.file_path
-    danger = path_danger(path, call.cwd) if path is not None else None
-    return [f"dangerous pattern: {danger}"] if danger else []
+    spelled, path = call.file_spelling, call.file_path
+    dangers = path_dangers(spelled, path, call.cwd) if spelled is not None and path is not None else []
+    return [f"dangerous pattern: {danger}" for danger in dangers]
 
 
 def _post(kernel: ColonyKernel, call: HookCall, agent_id: str) -> dict[str, Any]:

@@ -16,8 +16,9 @@ What a call acts on — its **target** — is
   (:func:`colony.mcp.gateway.mapping.default_target`) over its input, else ``mcp:<server>``;
 * any other tool: ``cwd``.
 
-Paths are made absolute and normalised, so an ``Edit`` of ``src/a.py`` and a
-``pytest src/a.py`` in the same directory meet at one target.
+Paths are made absolute, normalised and resolved to the file they name (symlinks followed, as
+the gateway resolves them: :mod:`colony.hook.paths`), so an ``Edit`` of ``src/a.py``, a
+``pytest src/a.py`` in the same directory and a write through a symlink alias meet at one target.
 
 The payload is parsed once, and JSON nested deeper than :data:`MAX_DEPTH` levels is refused
 before the parser sees it (a recursion error would otherwise escape the hook).
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from colony.errors import ValidationError
+from colony.hook.paths import resolve
 from colony.hook.shell import Shell, analyze
 from colony.mcp.gateway.mapping import default_target
 
@@ -100,15 +102,21 @@ class HookCall:
         """Every target the call may act on, the first being :attr:`target` (``shell``: :meth:`shell`, if known)."""
         if self.tool_name == "Bash":
             shell = shell if shell is not None else self.shell()
-            return (shell.targets if shell is not None else []) or [self.cwd]
+            return (shell.targets if shell is not None else []) or [resolve(self.cwd)]
         return [self.target]
 
     @property
-    def file_path(self) -> str | None:
-        """The file an ``Edit``/``Write``/``Read``/``NotebookEdit`` acts on, absolute (None for other tools)."""
+    def file_spelling(self) -> str | None:
+        """The file an ``Edit``/``Write``/``Read``/``NotebookEdit`` names, absolute and normalised (None for other tools)."""
         field = _FILE_FIELDS.get(self.tool_name)
         value = self.tool_input.get(field) if field is not None else None
         return _absolute(value, self.cwd) if isinstance(value, str) and value.strip() else None
+
+    @property
+    def file_path(self) -> str | None:
+        """The file :attr:`file_spelling` names, resolved (a symlink alias is the file it points to)."""
+        spelled = self.file_spelling
+        return resolve(spelled) if spelled is not None else None
 
     @property
     def target(self) -> str:
@@ -120,7 +128,7 @@ class HookCall:
         if self.tool_name.startswith("mcp__"):
             server = self.tool_name.split("__")[1] or "unknown"
             return default_target(self.tool_input, f"mcp:{server}")
-        return self.cwd
+        return resolve(self.cwd)
 
     @property
     def rationale(self) -> str | None:

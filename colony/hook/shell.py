@@ -9,10 +9,13 @@ skipped by C-level regular expressions, and at most :data:`MAX_WORDS` words are 
   ``cp``/``ln``/``install``, ``dd of=``;
 * **named**: the other arguments that are existing paths (a command colony does not know may
   write what it names; at most :data:`MAX_LOOKUPS` file-system look-ups per command);
+* every path is resolved to the file it names (:mod:`colony.hook.paths`: symlinks followed, as
+  the gateway does), and each is kept once (sets, not list scans: the cost stays linear);
 * **unclear**: why colony cannot tell what is written — code given inline to an interpreter
   (``python -c``, ``node -e``, ``bash -c``, a heredoc or a pipe into one), ``eval``, a written path
   or a command word computed by an expansion or a command substitution, ``xargs``/``find`` running
-  a writer, a command too long or too nested to read, or one that does not parse;
+  a writer, a command too long or too nested to read, one that writes more than
+  :data:`MAX_WRITTEN` paths (too many to judge one by one), or one that does not parse;
 * **dangers**: the patterns of :mod:`colony.hook.danger` the command matches.
 
 Command and process substitutions (``$(…)``, backticks, ``<(…)``) are read as commands of their own.
@@ -30,12 +33,14 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from colony.hook.danger import command_dangers, path_danger
+from colony.hook.danger import command_dangers
+from colony.hook.paths import judged, spelling
 
-__all__ = ["MAX_LOOKUPS", "MAX_NESTING", "MAX_WORDS", "Command", "Shell", "analyze"]
+__all__ = ["MAX_LOOKUPS", "MAX_NESTING", "MAX_WORDS", "MAX_WRITTEN", "Command", "Shell", "analyze"]
 
 MAX_WORDS = 20_000
 MAX_LOOKUPS = 256
+MAX_WRITTEN = 256
 MAX_NESTING = 16
 
 _CMD = re.compile(
@@ -58,7 +63,6 @@ _CMD = re.compile(
 )
 _DQ = re.compile(r'(?P<text>(?:[^"\\$`]+|\\.|\$\{[^}]*\}|\$(?!\())+)|(?P<end>")|(?P<open>\$\(|`)', re.S)
 _EXPANSION = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_@*#?$!0-9-])")
-_HOME_VAR = re.compile(r"^\$(?:HOME|\{HOME\})(?=/|$)")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "time", "fi", "done"})
 _WRAPPERS = frozenset({"sudo", "env", "command", "builtin", "exec", "nohup", "nice", "timeout", "stdbuf", "ionice", "doas"})
@@ -217,8 +221,8 @@ def _parse(text: str) -> tuple[list[Command], int, list[str]]:
             in_word, mode = True, "dq"
         elif kind in ("word", "comment"):
             in_word = True
-            word.append(_unquote(token))
-            exact = exact and _exact(re.sub(r"'[^']*'", "", token))
+            word.append(_unquote(token) if "'" in token or "\\" in token else token)  # most words have no quotes
+            exact = exact and ("$" not in token or _exact(re.sub(r"'[^']*'", "", token)))
         if kind == "close":
             if not stack or stack[-1][0] != token:
                 raise _Unreadable(f"an unmatched {token!r}")
@@ -248,11 +252,6 @@ def _unquote(token: str) -> str:
 
 def _unquote_dq(text: str) -> str:
     return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
-
-
-def _path(value: str, cwd: str) -> str:
-    value = _HOME_VAR.sub("~", value)
-    return os.path.normpath(os.path.join(cwd, os.path.expanduser(value)))
 
 
 def _program(words: list[tuple[str, bool]]) -> tuple[str | None, list[tuple[str, bool]]]:
@@ -350,6 +349,9 @@ def analyze(command: str, cwd: str) -> Shell:
         shell.unclear.append(f"colony can't read the command: {exc}")
         return shell
     shell.unclear.extend(notes)
+    spelled_seen: set[str] = set()  # membership in sets: a list scan per path made 20,000 operands quadratic
+    written_seen: set[str] = set()
+    named_seen: set[str] = set()
     for cmd in commands:
         name, args = _program(cmd.words)
         if name is None:
@@ -367,8 +369,17 @@ def analyze(command: str, cwd: str) -> Shell:
                     f"{name or 'a redirection'} writes to {value.replace(_SUBST, '$(…)')!r}, computed when it runs"
                 )
                 continue
-            path = _path(value, cwd)
-            if path not in shell.written:
+            spelled = spelling(value, cwd)
+            if spelled in spelled_seen:
+                continue
+            if len(spelled_seen) >= MAX_WRITTEN:
+                shell.unclear.append(f"the command writes more than {MAX_WRITTEN} paths: too many to judge one by one")
+                break
+            spelled_seen.add(spelled)
+            path, why, dangers = judged(spelled, cwd)
+            shell.unclear, shell.dangers = shell.unclear + why, shell.dangers + dangers
+            if path not in written_seen:
+                written_seen.add(path)
                 shell.written.append(path)
         written_values = {v for v, _ in written}
         for value, exact in [*args, *cmd.reads]:
@@ -378,13 +389,12 @@ def analyze(command: str, cwd: str) -> Shell:
                 shell.unclear.append(f"the command names more than {MAX_LOOKUPS} words that could be paths")
                 break
             shell.lookups += 1
-            path = _path(value, cwd)
-            if path not in shell.named and os.path.exists(path):
-                shell.named.append(path)
-    for path in shell.written:
-        danger = path_danger(path, cwd)
-        if danger:
-            shell.dangers.append(danger)
+            path = spelling(value, cwd)
+            if os.path.exists(path):
+                path = judged(path, cwd)[0]
+                if path not in named_seen:
+                    named_seen.add(path)
+                    shell.named.append(path)
     shell.unclear = list(dict.fromkeys(shell.unclear))
     shell.dangers = list(dict.fromkeys(shell.dangers))
     return shell

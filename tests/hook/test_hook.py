@@ -19,7 +19,9 @@ from tests.hook.conftest import AGENT, PAYLOADS, Project, decision, payload
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("module", ["colony.hook.payload", "colony.hook.settings", "colony.hook.shell", "colony.hook.danger"])
+@pytest.mark.parametrize(
+    "module", ["colony.hook.payload", "colony.hook.settings", "colony.hook.shell", "colony.hook.danger", "colony.hook.paths"]
+)
 def test_docstring_examples_run(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0

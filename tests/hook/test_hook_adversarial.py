@@ -232,6 +232,64 @@ def test_a_6_mb_command_examines_a_bounded_number_of_words_and_paths(project: Pr
     assert decision(project.hook(bash(project, many_words)))[0] == "ask"
 
 
+def test_many_written_paths_cost_one_field_query_and_past_the_cap_ask(held: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    queries: list[str] = []
+    real_query = ColonyKernel.query
+
+    def counted(self: ColonyKernel, location: str, *args: object, **kwargs: object) -> object:
+        queries.append(location)
+        return real_query(self, location, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ColonyKernel, "query", counted)
+    under_cap = "rm " + " ".join(f"build/f{i}.o" for i in range(200)) + " src/app.py"  # 201 written paths
+    verdict, why = decision(held.hook(bash(held, under_cap, "toolu_many")))
+    assert verdict == "ask" and "HOLD (gate score" in why and f"at {held.cwd / 'src' / 'app.py'}:" in why
+    assert len(queries) == 1, len(queries)  # one query over every target, not one per target
+    queries.clear()
+    flood = "rm " + " ".join(f"f{i}.txt" for i in range(19_999))  # the 19,999 operands (130 KB): was "allow"
+    seen = shell.analyze(flood, str(held.cwd))
+    assert len(seen.written) == shell.MAX_WRITTEN and f"more than {shell.MAX_WRITTEN} paths" in " ".join(seen.unclear)
+    verdict, why = decision(held.hook(bash(held, flood, "toolu_flood")))
+    assert verdict == "ask" and f"the command writes more than {shell.MAX_WRITTEN} paths" in why
+    assert len(queries) <= 1, len(queries)
+
+
+# ---------------------------------------------------------------- 4b. a symlink alias is the file it names
+
+
+def test_a_symlink_alias_of_a_held_file_is_the_held_file(held: Project) -> None:
+    app = held.cwd / "src" / "app.py"
+    (held.cwd / "alias").symlink_to(held.cwd / "src")  # a directory alias
+    (held.cwd / "link.py").symlink_to(app)  # a file alias (dangling until app.py is written)
+    calls = [
+        payload("pre_write", held.cwd, tool_use_id="toolu_alias_w", tool_input={"file_path": "alias/app.py", "content": "x"}),
+        payload(
+            "pre_edit",
+            held.cwd,
+            tool_use_id="toolu_alias_e",
+            tool_input={**_edit_input(), "file_path": str(held.cwd / "link.py")},
+        ),
+        bash(held, "echo x > alias/app.py", "toolu_alias_b1"),
+        bash(held, "cat README.md; sed -i s/a/b/ link.py", "toolu_alias_b2"),
+        bash(held, f"cp README.md {held.cwd}/alias/../alias/app.py", "toolu_alias_b3"),
+    ]
+    for text in calls:
+        verdict, why = decision(held.hook(text))
+        assert verdict == "ask" and "HOLD" in why and f"at {app}:" in why, why
+
+
+def test_a_dotfile_reached_through_a_symlink_is_still_a_dotfile(project: Project) -> None:
+    dot = project.cwd / ".git"
+    dot.mkdir()
+    (project.cwd / "innocent").symlink_to(dot / "config")  # a harmless name for a file in .git
+    verdict, why = decision(project.hook(bash(project, "echo x > innocent", "toolu_dot")))
+    assert verdict == "ask" and "dangerous pattern: write to a dotfile" in why
+
+
+def _edit_input() -> dict[str, object]:
+    return json.loads((ROOT / "tests" / "hook" / "payloads" / "pre_edit.json").read_text())["tool_input"]
+
+
 # ---------------------------------------------------------------- 5. the client checks the socket
 
 
