@@ -147,6 +147,7 @@ class AttestationLedger(TypedRecords):
         self._new_id = id_factory or _default_id
         self._lock = lock if lock is not None else threading.RLock()
         self._verified_heads: dict[str, str] = {}
+        self._heads = heads.HeadWriter(signer)
 
     @property
     def signer(self) -> Signer:
@@ -309,7 +310,7 @@ class AttestationLedger(TypedRecords):
         repeated = store.insert_event(conn, event, links, payload_text)
         if repeated is not None:
             raise refuse(S.DUPLICATE, repeated)
-        heads.advance(conn, event, self._signer)
+        self._heads.advance(conn, event)
 
     def _check_signed_parent(
         self, conn: sqlite3.Connection, run: str, parent_id: str | None, refuse: Callable[[S, str], AttestationError]

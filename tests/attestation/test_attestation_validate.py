@@ -117,7 +117,7 @@ def test_deleting_a_whole_run_is_reported(file_ledger: AttestationLedger, sql: s
     kept = file_ledger.validate("kept")
     assert statuses(kept) == [] and not kept.valid
     assert [e.message for e in kept.errors] == [
-        "the signed ledger head records 2 runs; 1 are left: a run was deleted",
+        "the signed ledger head records 2 runs; 1 are left: a run was deleted: 'gone'",  # named by the signed run set
         "the signed ledger head records 7 events; 5 are left: events were removed",
     ]
 
