@@ -68,6 +68,8 @@ class LedgerValidationStatus(StrEnum):
     INCOMPLETE_EXECUTION = "incomplete_execution"
     TRUNCATED = "truncated"
     BAD_HEAD = "bad_head"
+    BAD_INDEX = "bad_index"  # an index column (proposal_id, parent_event_id, decision) disagrees with the signed payload
+    BAD_RECORD = "bad_record"  # a row of the kernel's own tables (consequences, proposals) disagrees with the signed events
 
 
 def signing_bytes(event_hash: str) -> bytes:

@@ -31,16 +31,19 @@ from typing import Any
 from colony.attestation import heads, store
 from colony.attestation import payloads as P
 from colony.attestation.canonical import canonical_text
-from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerValidationResult, signing_bytes
+from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerValidationResult
 from colony.attestation.events import LedgerValidationStatus as S
+from colony.attestation.kernel_records import kernel_problems
 from colony.attestation.recording import TypedRecords
 from colony.attestation.semantics import link_problems
 from colony.attestation.signers import Signer, ephemeral_signer
+from colony.attestation.trusted import SqlRunView, TrustedRows
 from colony.attestation.validation import (
+    INDEXED_COLUMNS,
     ROW_COLUMNS,
+    SignedFacts,
     decode_row,
     event_of_row,
-    stored_hash_matches,
     validate_stored_run,
 )
 from colony.errors import AttestationError, ConfigError, NotFoundError, ValidationError
@@ -48,7 +51,7 @@ from colony.errors import AttestationError, ConfigError, NotFoundError, Validati
 __all__ = ["AttestationLedger"]
 
 T = LedgerEventType
-_MAX_REMEMBERED_HEADS = 4096
+_LATEST = f"SELECT {INDEXED_COLUMNS} FROM attestation_events WHERE run_id = ? ORDER BY sequence DESC LIMIT 1"
 
 
 def _default_id() -> str:
@@ -146,7 +149,7 @@ class AttestationLedger(TypedRecords):
         self._clock = clock
         self._new_id = id_factory or _default_id
         self._lock = lock if lock is not None else threading.RLock()
-        self._verified_heads: dict[str, str] = {}
+        self._rows = TrustedRows(signer)  # what the run-time path reads is checked against its signature first
         self._heads = heads.HeadWriter(signer)
 
     @property
@@ -170,29 +173,16 @@ class AttestationLedger(TypedRecords):
         return store.write_transaction(self._conn, self._lock)
 
     def _trusted_head(self, conn: sqlite3.Connection, run_id: str) -> tuple[int, str]:
-        """The run's head, after checking that its signature verifies with this ledger's key.
+        """The run's head (latest sequence, its hash), once its latest event checks out with this ledger's key.
 
-        Fails closed: a ledger opened with the wrong key (or one that another writer extended
-        with a foreign key) refuses to extend the chain. Heads this instance wrote or checked
-        are remembered, so the check costs one verification per foreign head, not per append.
+        Fails closed: a ledger opened with the wrong key (or one that another writer extended with a foreign key, or
+        whose latest event was altered) refuses to extend the chain (:class:`~colony.attestation.trusted.TrustedRows`).
         """
-        seq, last_hash = store.head(conn, run_id)
-        if seq and self._verified_heads.get(run_id) != last_hash:
-            try:
-                signature = json.loads(store.head_signature_json(conn, run_id, seq))
-            except ValueError:
-                signature = {}
-            if not isinstance(signature, dict) or not self._signer.verify(signing_bytes(last_hash), signature):
-                raise AttestationError(
-                    f"the latest event of run {run_id!r} does not verify with key {self._signer.key_id!r}; refusing to extend it",
-                    status=S.BAD_SIGNATURE,
-                )
-        return seq, last_hash
-
-    def _remember_head(self, run_id: str, event_hash: str) -> None:
-        if len(self._verified_heads) >= _MAX_REMEMBERED_HEADS:
-            self._verified_heads.clear()
-        self._verified_heads[run_id] = event_hash
+        row = conn.execute(_LATEST, (run_id,)).fetchone()
+        if row is None:
+            return 0, ""
+        latest = self._rows.event(row)
+        return latest.sequence, latest.event_hash
 
     # ------------------------------------------------------------------ writing
     def append(self, event: LedgerEvent) -> LedgerEvent:
@@ -229,7 +219,6 @@ class AttestationLedger(TypedRecords):
             if repeated is not None:
                 raise AttestationError(repeated, status=S.DUPLICATE, event_id=event.event_id)
             self._check_and_insert(conn, event, links)
-            self._remember_head(event.run_id, event.event_hash)
         return event
 
     def append_record(
@@ -272,7 +261,6 @@ class AttestationLedger(TypedRecords):
             )
             event = draft.signed_loaded(self._signer)
             self._check_and_insert(conn, event, links, head=(seq, prev), payload_text=text)
-            self._remember_head(run_id, event.event_hash)
         return event
 
     def _check_and_insert(
@@ -301,37 +289,22 @@ class AttestationLedger(TypedRecords):
             raise refuse(S.SEQUENCE_GAP, f"sequence gap in run {run!r}: expected {last_seq + 1}, got {event.sequence}")
         if event.previous_hash != last_hash:
             raise refuse(S.MISSING_PARENT, f"previous_hash does not link to the latest event of run {run!r}")
-        if event.event_type is T.EXECUTION_AUTHORIZATION:
-            self._check_signed_parent(conn, run, links.parent_event_id, refuse)
-        problems = link_problems(event.event_type, links, store.SqlRunView(conn, run))
+        problems = link_problems(event.event_type, links, SqlRunView(conn, run, self._rows))
         if problems:
             status, message = problems[0]
             raise refuse(status, message)
-        repeated = store.insert_event(conn, event, links, payload_text)
+        row = store.event_row(event, links, payload_text)
+        repeated = store.insert_event(conn, event, links, row=row)
         if repeated is not None:
             raise refuse(S.DUPLICATE, repeated)
         self._heads.advance(conn, event)
-
-    def _check_signed_parent(
-        self, conn: sqlite3.Connection, run: str, parent_id: str | None, refuse: Callable[[S, str], AttestationError]
-    ) -> None:
-        """An authorization acts on its verdict's signed payload: refuse a verdict whose stored row does not verify."""
-        row = conn.execute(
-            f"SELECT {ROW_COLUMNS} FROM attestation_events WHERE event_id = ? AND run_id = ?", (parent_id or "", run)
-        ).fetchone()
-        if row is None:
-            return  # the link rules name the missing parent
-        stored = decode_row(row)
-        if stored.event is None or not stored_hash_matches(stored):
-            raise refuse(S.BAD_HASH, f"verdict {parent_id!r} was altered after it was signed; refusing to authorize it")
-        if not stored.event.signature_valid(self._signer):
-            raise refuse(S.BAD_SIGNATURE, f"verdict {parent_id!r} does not verify with key {self._signer.key_id!r}")
+        self._rows.vouch(row, event, links)
 
     def check_links(self, run_id: str, event_type: LedgerEventType, payload: dict[str, Any]) -> None:
         """Raise the AttestationError :meth:`append_record` would raise for these links; write nothing."""
         links = P.read_links(event_type, payload)
         with self._lock:
-            problems = link_problems(event_type, links, store.SqlRunView(self._conn, run_id))
+            problems = link_problems(event_type, links, SqlRunView(self._conn, run_id, self._rows))
         if problems:
             status, message = problems[0]
             raise AttestationError(message, status=status)
@@ -354,16 +327,24 @@ class AttestationLedger(TypedRecords):
         return self._select("run_id = ? ORDER BY sequence, rowid", (run_id,))
 
     def proposal_events(self, run_id: str, proposal_id: str) -> list[LedgerEvent]:
-        """The events of ``run_id`` that name ``proposal_id``, in sequence order (keyed lookup)."""
+        """The events of ``run_id`` that name ``proposal_id``, in sequence order (keyed lookup).
+
+        Each is checked against its signature (:class:`~colony.attestation.trusted.TrustedRows`): an altered row is
+        an AttestationError, not an answer.
+        """
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {INDEXED_COLUMNS} FROM attestation_events WHERE run_id = ? AND proposal_id = ?", (run_id, proposal_id)
+            ).fetchall()
+            found = [self._rows.event(row) for row in rows]
         # sorted here, not by ORDER BY: that would tempt SQLite into walking the whole run in sequence order
-        found = self._select("run_id = ? AND proposal_id = ?", (run_id, proposal_id))
         return sorted(found, key=lambda e: e.sequence)
 
     def child_event(self, run_id: str, parent_event_id: str, event_type: LedgerEventType) -> LedgerEvent | None:
-        """The event of ``event_type`` that consumes ``parent_event_id``, if any (keyed lookup)."""
+        """The event of ``event_type`` that consumes ``parent_event_id``, if any (keyed lookup, checked as above)."""
         with self._lock:
-            row = self._conn.execute(store.child_sql(event_type, ROW_COLUMNS), (run_id, parent_event_id)).fetchone()
-        return None if row is None else event_of_row(row)
+            row = self._conn.execute(store.child_sql(event_type, INDEXED_COLUMNS), (run_id, parent_event_id)).fetchone()
+            return None if row is None else self._rows.event(row)
 
     def export_run(self, run_id: str) -> list[dict[str, Any]]:
         """The run as JSON-shaped event dicts (``LedgerEvent.to_dict``), in sequence order."""
@@ -390,12 +371,18 @@ class AttestationLedger(TypedRecords):
             return store.head(self._conn, run_id)
 
     def validate(self, run_id: str) -> LedgerValidationResult:
-        """Re-check every stored event of ``run_id`` and report every problem found."""
+        """Re-check every stored event of ``run_id`` and report every problem found.
+
+        Beside the events and the heads, the index columns are compared with the signed payloads and, in a kernel's
+        state database, the kernel's own rows with what the run signs (:mod:`colony.attestation.kernel_records`).
+        """
+        facts = SignedFacts()
         with self._lock:
             cursor = self._conn.execute(
-                f"SELECT {ROW_COLUMNS} FROM attestation_events WHERE run_id = ? ORDER BY sequence, rowid", (run_id,)
+                f"SELECT {INDEXED_COLUMNS} FROM attestation_events WHERE run_id = ? ORDER BY sequence, rowid", (run_id,)
             )
             rows = [decode_row(r) for r in cursor.fetchall()]
             head = heads.run_head(self._conn, run_id)
             whole = heads.ledger_problems(self._conn, self._signer)
-        return validate_stored_run(run_id, rows, self._signer, head=head, ledger_problems=whole)
+            result = validate_stored_run(run_id, rows, self._signer, head=head, ledger_problems=whole, facts=facts)
+            return result.with_issues(kernel_problems(self._conn, facts))

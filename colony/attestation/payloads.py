@@ -161,12 +161,21 @@ def receipt_payload(authorization_event: LedgerEvent, receipt: dict[str, Any], e
 
 
 def outcome_payload(receipt_event: LedgerEvent, outcome: dict[str, Any]) -> dict[str, Any]:
-    """Payload of an outcome consuming ``receipt_event``."""
-    return {
+    """Payload of an outcome consuming ``receipt_event``.
+
+    The outcome's ``tests_passed`` (a bool) and ``consequence_id`` (the kernel's row) are signed as they are, beside
+    the digest, so verification can hold the kernel's ``consequences`` table to them.
+    """
+    payload: dict[str, Any] = {
         "execution_event_id": receipt_event.event_id,
         "proposal_id": _proposal_id_of(receipt_event, "receipt_event"),
         "outcome_digest": _digest("outcome", outcome),
     }
+    if isinstance(outcome.get("tests_passed"), bool):
+        payload["tests_passed"] = outcome["tests_passed"]
+    if isinstance(outcome.get("consequence_id"), str):
+        payload["consequence_id"] = outcome["consequence_id"]
+    return payload
 
 
 def rejection_payload(proposal_event: LedgerEvent, reason: str) -> dict[str, Any]:

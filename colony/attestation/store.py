@@ -2,7 +2,9 @@
 
 Its tables (:data:`colony.storage.schema.ATTESTATION`) are all named ``attestation_*``.
 ``proposal_id``, ``parent_event_id`` and ``decision`` are index columns derived from the
-payload at write time so lifecycle lookups are keyed; validation never reads them.
+payload at write time so lifecycle lookups are keyed; nothing acts on them unchecked (the rows
+a lookup finds are checked against their signed payload, :mod:`colony.attestation.trusted`), and
+validation compares them with the payload.
 Uniqueness is declared as named indexes, so the rules also hold for writers that bypass
 :class:`~colony.attestation.ledger.AttestationLedger`; a broken rule surfaces as colony's
 :class:`~colony.errors.IntegrityError` on both backends.
@@ -11,7 +13,6 @@ Uniqueness is declared as named indexes, so the rules also hold for writers that
 from __future__ import annotations
 
 import functools
-import json
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ from urllib.parse import quote
 from colony.attestation.canonical import canonical_text
 from colony.attestation.events import SCHEMA_VERSION, LedgerEvent, LedgerEventType
 from colony.attestation.payloads import Links
-from colony.attestation.semantics import EventRef
+from colony.attestation.validation import INDEXED_COLUMNS
 from colony.errors import IntegrityError, NotFoundError, ValidationError
 from colony.storage.schema import ATTESTATION, CONSUMING_EVENT_TYPES
 from colony.storage.sqlite_connection import connect as sqlite_connect
@@ -31,15 +32,14 @@ from colony.storage.sqlite_connection import table_exists
 
 __all__ = [
     "CONSUMING_TYPES",
-    "SqlRunView",
     "child_sql",
     "connect",
     "connect_read_only",
     "create_schema",
+    "event_row",
     "find_duplicate",
     "has_schema",
     "head",
-    "head_signature_json",
     "insert_event",
     "is_file_connection",
     "is_file_path",
@@ -164,14 +164,6 @@ def head(conn: sqlite3.Connection, run_id: str) -> tuple[int, str]:
     return (0, "") if row is None else (int(row[0]), str(row[1]))
 
 
-def head_signature_json(conn: sqlite3.Connection, run_id: str, sequence: int) -> str:
-    """The stored signature JSON of one event."""
-    row = conn.execute(
-        "SELECT signature_json FROM attestation_events WHERE run_id = ? AND sequence = ?", (run_id, sequence)
-    ).fetchone()
-    return "" if row is None else str(row[0])
-
-
 def find_duplicate(conn: sqlite3.Connection, event: LedgerEvent) -> str | None:
     """Why ``event`` repeats a stored one (its id, its hash, or its nonce in the run), or None."""
     row = conn.execute(
@@ -190,72 +182,39 @@ def find_duplicate(conn: sqlite3.Connection, event: LedgerEvent) -> str | None:
 _UNIQUE_WHAT = (("attestation_events.nonce", "nonce"), ("event_hash", "event hash"), ("event_id", "event id"))
 
 
-def insert_event(conn: sqlite3.Connection, event: LedgerEvent, links: Links, payload_text: str | None = None) -> str | None:
-    """INSERT ``event``; on a uniqueness violation insert nothing and return what was repeated."""
+def event_row(event: LedgerEvent, links: Links, payload_text: str | None = None) -> tuple[Any, ...]:
+    """The row ``event`` is stored as, in :data:`~colony.attestation.validation.INDEXED_COLUMNS` order."""
+    return (
+        event.event_id,
+        event.run_id,
+        event.sequence,
+        event.event_type.value,
+        event.actor_id,
+        event.nonce,
+        event.previous_hash,
+        payload_text if payload_text is not None else canonical_text(event.payload, field="payload"),
+        event.created_at,
+        event.event_hash,
+        canonical_text(event.signature, field="signature"),
+        event.schema_version,
+        links.proposal_id,
+        links.parent_event_id,
+        links.decision,
+    )
+
+
+_INSERT = f"INSERT INTO attestation_events ({INDEXED_COLUMNS}) VALUES ({', '.join('?' * 15)})"
+
+
+def insert_event(
+    conn: sqlite3.Connection, event: LedgerEvent, links: Links, payload_text: str | None = None, *, row: tuple[Any, ...] = ()
+) -> str | None:
+    """INSERT ``event`` (as ``row`` when given: :func:`event_row`); on a uniqueness violation insert nothing and
+    return what was repeated."""
     try:
-        conn.execute(
-            "INSERT INTO attestation_events (event_id, run_id, sequence, event_type, actor_id, nonce, previous_hash,"
-            " payload_json, created_at, event_hash, signature_json, schema_version, proposal_id, parent_event_id, decision)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                event.event_id,
-                event.run_id,
-                event.sequence,
-                event.event_type.value,
-                event.actor_id,
-                event.nonce,
-                event.previous_hash,
-                payload_text if payload_text is not None else canonical_text(event.payload, field="payload"),
-                event.created_at,
-                event.event_hash,
-                canonical_text(event.signature, field="signature"),
-                event.schema_version,
-                links.proposal_id,
-                links.parent_event_id,
-                links.decision,
-            ),
-        )
+        conn.execute(_INSERT, row or event_row(event, links, payload_text))
     except IntegrityError as exc:
         text = str(exc)
         what = next((label for marker, label in _UNIQUE_WHAT if marker in text), "")
         return f"{what} already recorded in run {event.run_id!r}" if what else f"a uniqueness rule refused it ({text})"
     return None
-
-
-def _payload_decision(payload_json: str) -> Any:
-    """The payload's ``decision`` as SQLite's ``json_extract(payload_json, '$.decision')`` reads it (None when absent
-    or not an object's member; a boolean as 1 / 0; an object or array as its compact JSON text)."""
-    payload = json.loads(payload_json)
-    value = payload.get("decision") if isinstance(payload, dict) else None
-    if value is None or isinstance(value, str | int | float):
-        return int(value) if isinstance(value, bool) else value
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-class SqlRunView:
-    """The lifecycle rules' view of one run, answered by keyed SQL lookups."""
-
-    __slots__ = ("_conn", "_run")
-
-    def __init__(self, conn: sqlite3.Connection, run_id: str) -> None:
-        self._conn = conn
-        self._run = run_id
-
-    def get(self, event_id: str) -> EventRef | None:
-        # the decision comes from the signed payload, never from the (unsigned) index column
-        row = self._conn.execute(
-            "SELECT event_type, proposal_id, payload_json FROM attestation_events WHERE event_id = ? AND run_id = ?",
-            (event_id, self._run),
-        ).fetchone()
-        return None if row is None else EventRef(row[0], row[1], _payload_decision(row[2]))
-
-    def proposal_event_id(self, proposal_id: str) -> str | None:
-        row = self._conn.execute(
-            "SELECT event_id FROM attestation_events WHERE run_id = ? AND proposal_id = ? AND event_type = 'proposal'",
-            (self._run, proposal_id),
-        ).fetchone()
-        return None if row is None else str(row[0])
-
-    def child(self, parent_event_id: str, event_type: LedgerEventType) -> str | None:
-        row = self._conn.execute(child_sql(event_type, "event_id"), (self._run, parent_event_id)).fetchone()
-        return None if row is None else str(row[0])

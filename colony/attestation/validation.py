@@ -3,7 +3,8 @@
 The walk trusts nothing the ledger wrote for its own convenience (index columns):
 it re-reads each stored row, recomputes the hash from the payload, checks the
 signature with the given key, the sequence and the chain, and re-applies the
-lifecycle rules of :mod:`colony.attestation.semantics` from scratch.
+lifecycle rules of :mod:`colony.attestation.semantics` from scratch. It then compares what the ledger
+wrote for its own convenience with what is signed: each row's index columns with its payload (``bad_index``).
 
 A problem at one event does not hide problems at later ones: the chain is followed
 through the *stored* hashes, so one edited row yields one ``bad_hash`` rather than a
@@ -16,23 +17,26 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from colony.attestation import heads
 from colony.attestation.canonical import digest_bytes
 from colony.attestation.events import LedgerEvent, LedgerEventType, LedgerIssue, LedgerValidationResult
 from colony.attestation.events import LedgerValidationStatus as S
-from colony.attestation.payloads import read_links
+from colony.attestation.payloads import Links, read_links
 from colony.attestation.semantics import MemoryRunView, link_problems
 from colony.attestation.signers import Signer
 from colony.errors import AttestationError, ValidationError
 
 __all__ = [
+    "INDEXED_COLUMNS",
     "ROW_COLUMNS",
+    "SignedFacts",
     "StoredRow",
     "decode_row",
     "event_of_row",
+    "index_mismatch",
     "stored_hash_matches",
     "validate_rows",
     "validate_stored_run",
@@ -43,6 +47,10 @@ ROW_COLUMNS = (
     "event_id, run_id, sequence, event_type, actor_id, nonce, previous_hash, "
     "payload_json, created_at, event_hash, signature_json, schema_version"
 )
+#: :data:`ROW_COLUMNS` and the index columns the ledger derives from the payload at write time (not signed).
+INDEXED_COLUMNS = ROW_COLUMNS + ", proposal_id, parent_event_id, decision"
+_ROW_WIDTH = 12
+_INDEX_NAMES = ("proposal_id", "parent_event_id", "decision")
 
 
 _TYPES = {t.value: t for t in LedgerEventType}
@@ -61,6 +69,37 @@ class StoredRow:
     event: LedgerEvent | None
     decode_error: str | None = None
     payload_text: str | None = None
+    index: tuple[Any, ...] | None = None  # the stored index columns, when the row was read with them
+
+
+def index_mismatch(links: Links, index: Sequence[Any]) -> str | None:
+    """Why the stored index columns (``proposal_id, parent_event_id, decision``) are not the signed ``links``, or None."""
+    for name, stored, signed in zip(_INDEX_NAMES, index, (links.proposal_id, links.parent_event_id, links.decision), strict=True):
+        if stored != signed:
+            return f"its {name} column says {stored!r}, its signed payload {signed!r}"
+    return None
+
+
+@dataclass(slots=True)
+class SignedFacts:
+    """What a run's signed events say about the kernel's own tables, gathered while the run is walked.
+
+    ``proposals``: proposal id → (sequence, event id, agent id, target); ``outcomes``: (sequence, event id,
+    proposal id, tests_passed, consequence_id) of each signed outcome (the last two None when it did not sign them).
+    """
+
+    proposals: dict[str, tuple[int, str, Any, Any]] = field(default_factory=dict)
+    outcomes: list[tuple[int, str, str, Any, Any]] = field(default_factory=list)
+
+    def add(self, event: LedgerEvent) -> None:
+        """Note what ``event`` (whose hash and signature verify) says about a proposal or an outcome."""
+        pay, pid = event.payload, event.payload.get("proposal_id")
+        if not isinstance(pid, str):
+            return
+        if event.event_type is LedgerEventType.PROPOSAL:
+            self.proposals.setdefault(pid, (event.sequence, event.event_id, pay.get("agent_id"), pay.get("target")))
+        elif event.event_type is LedgerEventType.OUTCOME:
+            self.outcomes.append((event.sequence, event.event_id, pid, pay.get("tests_passed"), pay.get("consequence_id")))
 
 
 def stored_hash_matches(row: StoredRow) -> bool:
@@ -89,7 +128,7 @@ def stored_hash_matches(row: StoredRow) -> bool:
 
 
 def decode_row(row: Sequence[Any]) -> StoredRow:
-    """Turn one ``ROW_COLUMNS`` row into a :class:`StoredRow` (never raises)."""
+    """Turn one ``ROW_COLUMNS`` (or ``INDEXED_COLUMNS``) row into a :class:`StoredRow` (never raises)."""
     (
         event_id,
         run_id,
@@ -103,7 +142,7 @@ def decode_row(row: Sequence[Any]) -> StoredRow:
         event_hash,
         sig_json,
         schema,
-    ) = row
+    ) = row[:_ROW_WIDTH]
     event: LedgerEvent | None = None
     error: str | None = None
     try:
@@ -140,14 +179,16 @@ def decode_row(row: Sequence[Any]) -> StoredRow:
     except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
         error = f"stored row cannot be decoded: {exc}"
     text = payload_json if isinstance(payload_json, str) else None
-    return StoredRow(str(event_id), sequence, previous_hash, event_hash, nonce, event, error, text)
+    index = tuple(row[_ROW_WIDTH:]) if len(row) > _ROW_WIDTH else None
+    return StoredRow(str(event_id), sequence, previous_hash, event_hash, nonce, event, error, text, index)
 
 
 class _Walk:
     """State of one validation walk."""
 
-    def __init__(self, signer: Signer) -> None:
+    def __init__(self, signer: Signer, facts: SignedFacts | None) -> None:
         self.signer = signer
+        self.facts = facts
         self.view = MemoryRunView()
         self.ids: set[str] = set()
         self.nonces: set[Any] = set()
@@ -180,11 +221,17 @@ class _Walk:
             out.append((S.BAD_HASH, "event_hash does not match the stored event content"))
         if not event.signature_valid(self.signer):
             out.append((S.BAD_SIGNATURE, f"signature does not verify with key {self.signer.key_id!r} ({self.signer.algorithm})"))
+        signed = not out  # what the index columns and the kernel's rows are held to
         try:
             links = read_links(event.event_type, event.payload)
         except ValidationError as exc:
             out.append((S.UNAUTHORIZED_LINK, f"malformed link fields: {exc}"))
             return out
+        why = index_mismatch(links, row.index) if signed and row.index is not None else None
+        if why is not None:
+            out.append((S.BAD_INDEX, f"an index column disagrees with the signed event: {why}"))
+        if signed and self.facts is not None:
+            self.facts.add(event)
         rules = link_problems(event.event_type, links, self.view)
         if not rules:
             self.view.accept(event.event_id, event.event_type, links)
@@ -207,9 +254,14 @@ def event_of_row(row: Sequence[Any]) -> LedgerEvent:
     return stored.event
 
 
-def validate_rows(run_id: str, rows: Iterable[StoredRow], signer: Signer) -> LedgerValidationResult:
-    """Validate one run's rows (in stored sequence order) with ``signer``; report every problem."""
-    walk = _Walk(signer)
+def validate_rows(
+    run_id: str, rows: Iterable[StoredRow], signer: Signer, facts: SignedFacts | None = None
+) -> LedgerValidationResult:
+    """Validate one run's rows (in stored sequence order) with ``signer``; report every problem.
+
+    ``facts``, when given, gathers what the run's verified events sign about proposals and outcomes.
+    """
+    walk = _Walk(signer, facts)
     issues: list[LedgerIssue] = []
     count = 0
     last_good = 0
@@ -243,9 +295,10 @@ def validate_stored_run(
     *,
     head: tuple[heads.Head | None, Any] | None,
     ledger_problems: list[heads.Problem],
+    facts: SignedFacts | None = None,
 ) -> LedgerValidationResult:
     """:func:`validate_rows`, then what the rows contradict in the run's signed ``head`` and the ledger's problems."""
-    result = validate_rows(run_id, rows, signer)
+    result = validate_rows(run_id, rows, signer, facts)
     last = rows[-1] if rows else None
     at = last.sequence if last is not None and isinstance(last.sequence, int) else 0
     found = heads.run_problems(

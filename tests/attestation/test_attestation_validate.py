@@ -264,12 +264,16 @@ def test_every_problem_is_reported_and_status_is_the_first(file_life: AttestedLi
 def test_authorization_reads_the_signed_verdict_not_the_index_column(
     file_life: AttestedLifecycle, sql: sqlite3.Connection
 ) -> None:
-    # regression (issue 18, item 6): a HOLD verdict edited to 'execute' in the index column was authorized
+    # regression (issue 18, item 6): a HOLD verdict edited to 'execute' in the index column was authorized;
+    # (issue 27, item 3): the edit is refused as an altered ledger, and verify names the row
     run_to(file_life, "p1", "verdict", "hold")
     sql.execute("UPDATE attestation_events SET decision = 'execute' WHERE event_type = 'gate_verdict'")
-    with pytest.raises(AttestationError, match="only an EXECUTE verdict can be authorized; this verdict is 'hold'"):
+    with pytest.raises(AttestationError, match="its decision column says 'execute', its signed payload 'hold'") as info:
         file_life.authorize("p1", "operator")
-    assert file_life.state("p1").authorization is None and file_life.status().valid
+    assert info.value.status == "bad_index"
+    assert file_life.ledger.head("run-1")[0] == 2  # nothing was appended
+    result = file_life.status()
+    assert statuses(result) == [(2, "bad_index")] and result.errors[0].event_id == recorded_id(sql, 2)
 
 
 def test_an_altered_verdict_payload_is_never_authorized(file_life: AttestedLifecycle, sql: sqlite3.Connection) -> None:
@@ -277,9 +281,13 @@ def test_an_altered_verdict_payload_is_never_authorized(file_life: AttestedLifec
     sql.execute(
         "UPDATE attestation_events SET payload_json = replace(payload_json, '\"refuse\"', '\"execute\"') WHERE sequence = 2"
     )
-    with pytest.raises(AttestationError, match="was altered after it was signed; refusing to authorize it"):
+    with pytest.raises(AttestationError, match="was altered after it was signed .*; refusing to act on it") as info:
         file_life.authorize("p1", "operator")
-    assert file_life.state("p1").authorization is None
+    assert info.value.status == "bad_hash" and file_life.ledger.head("run-1")[0] == 2
+
+
+def recorded_id(sql: sqlite3.Connection, sequence: int) -> str:
+    return str(sql.execute("SELECT event_id FROM attestation_events WHERE sequence = ?", (sequence,)).fetchone()[0])
 
 
 def test_an_ed25519_ledger_validates_with_only_the_public_key(tmp_path, ed_signer: Ed25519Signer) -> None:

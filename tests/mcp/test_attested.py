@@ -85,7 +85,8 @@ async def test_a_receipt_with_a_lone_surrogate_is_a_clean_error_and_changes_noth
 
 
 async def test_a_refuse_edited_to_execute_in_the_index_column_is_not_authorized(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    # regression (issue 18, item 6): authorize_execution read the unsigned index column and authorized this
+    # regression (issue 18, item 6): authorize_execution read the unsigned index column and authorized this;
+    # (issue 27, item 3): the edited row is refused as altered, and the ledger no longer validates
     import sqlite3
 
     state = tmp_path / "colony.sqlite"
@@ -97,8 +98,8 @@ async def test_a_refuse_edited_to_execute_in_the_index_column_is_not_authorized(
             with sqlite3.connect(state) as conn:
                 conn.execute("UPDATE attestation_events SET decision = 'execute' WHERE event_type = 'gate_verdict'")
             message = await err(client.call_tool, "colony_authorize_execution", {"proposal_id": refused["proposal_id"]})
-            assert message == "only an EXECUTE verdict can be authorized; this verdict is 'refuse'"
+            assert "its decision column says 'execute', its signed payload 'refuse'; refusing to act on it" in message
             status = await ok(client.call_tool, "colony_attestation_status")
-            assert status["valid"] is True and status["event_count"] == 2  # nothing was appended
+            assert status["status"] == "bad_index" and status["event_count"] == 2  # nothing was appended
     finally:
         tools.close()
