@@ -129,7 +129,8 @@ def _post(kernel: ColonyKernel, call: HookCall, agent_id: str) -> dict[str, Any]
     proposal = proposal or _proposal(kernel, call, agent_id)  # no PreToolUse reached colony: record what happened anyway
     did_fail, summary = failed(call)
     try:
-        kernel.record_outcome(proposal, {"summary": summary, "action_taken": f"{call.tool_name} via Claude Code"}, not did_fail)
+        outcome = {"summary": summary, "action_taken": f"{call.tool_name} via Claude Code"}
+        kernel.record_outcome(proposal, outcome, not did_fail, observed=True)  # Claude Code ran the tool: observed
     except ConflictError:
         return {"suppressOutput": True}  # a repeated PostToolUse: the outcome is already recorded
     if did_fail:

@@ -264,9 +264,11 @@ class Forwarder:
         try:
             if receipt is not None:
                 await self._kernel(self.kernel.record_execution_receipt, proposal.proposal_id, receipt, ACTOR)
-                await self._kernel(self.kernel.record_attested_outcome, proposal, outcome, passed, feedback, ACTOR)
-            else:
-                await self._kernel(self.kernel.record_outcome, proposal, outcome, passed, feedback)
+                await self._kernel(
+                    self.kernel.record_attested_outcome, proposal, outcome, passed, feedback, ACTOR, observed=True
+                )
+            else:  # the gateway saw what the upstream did: an observed outcome, which counts fully
+                await self._kernel(self.kernel.record_outcome, proposal, outcome, passed, feedback, observed=True)
         except ColonyError:
             log.exception("gateway: recording the outcome of %s (proposal %s) failed", route.name, proposal.proposal_id)
             return False
