@@ -27,7 +27,7 @@ import math
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from hashlib import blake2b
@@ -149,11 +149,24 @@ class ChangeRecord:
 
 @dataclass(frozen=True, slots=True)
 class MeasuredChange:
-    """A change as colony measured it: the record memory keeps, the files, and each changed line's tokens."""
+    """A change as colony measured it: the record memory keeps, the files, and each changed line's tokens.
+
+    ``lines`` is built on first use (line-level risk needs it only for a change the gate holds); it may
+    also be given as a tuple (a history replay rebuilds a change that colony measured at extraction).
+    """
 
     record: ChangeRecord
     files: tuple[FileChange, ...]
-    lines: tuple[ChangedLine, ...] = field(repr=False)
+    _lines: tuple[ChangedLine, ...] | Callable[[], tuple[ChangedLine, ...]] = field(repr=False, compare=False)
+
+    @property
+    def lines(self) -> tuple[ChangedLine, ...]:
+        """Every changed line: deletions then additions, file by file, each with its first tokens' buckets."""
+        lines = self._lines
+        if callable(lines):
+            lines = lines()
+            object.__setattr__(self, "_lines", lines)
+        return lines
 
     @property
     def la(self) -> int:
@@ -225,17 +238,51 @@ def _words(lines: list[tuple[int, str]]) -> list[list[str]]:
 _BUCKET_CACHES: dict[tuple[str, int], dict[str, int]] = {}  # (side, buckets) -> token -> bucket
 
 
-def _lines_of(path: str, lines: list[tuple[int, str]], added: bool, cfg: ChangePolicy, bag: list[int]) -> list[ChangedLine]:
-    """Each line's first ``line_tokens`` tokens as buckets (repeats kept, as in ``bag``, which gets them all).
+def _cache(side: str, buckets: int) -> dict[str, int]:
+    """The side's token -> bucket cache (a change repeats its identifiers); dropped when full."""
+    cache = _BUCKET_CACHES.setdefault((side, buckets), {})
+    if len(cache) > _CACHE_SIZE:
+        cache.clear()
+    return cache
 
-    A token's bucket is cached per side (a change repeats its identifiers); the cache is dropped when full.
+
+def _capped_tokens(lines: list[tuple[int, str]], cap: int) -> list[str]:
+    """Every line's first ``cap`` tokens, in order: in a few C calls when no line can hold more than ``cap``."""
+    text = "\n".join([line for _, line in lines]).lower()
+    if text.isascii():
+        split = text.translate(_NON_WORD)
+        rows = split.split("\n")
+        # a row of fewer than 2 * cap characters holds at most cap tokens (each one and a separator)
+        if max(map(len, rows)) < 2 * cap or max(map(len, map(str.split, [r for r in rows if len(r) >= 2 * cap]))) <= cap:
+            return split.split()
+        per_row = [row.split() for row in rows]
+    else:
+        per_row = [_TOKEN.findall(row) for row in text.split("\n")]
+    return [token for words in per_row for token in words[:cap]]
+
+
+def _count_side(lines: list[tuple[int, str]], side: str, cfg: ChangePolicy, bag: dict[int, int]) -> None:
+    """Count the buckets of the side's tokens (each line's first ``line_tokens``; repeats kept) into ``bag``.
+
+    Tokens are counted first (in C) and each distinct one is looked up once.
     """
+    if not lines:
+        return
+    cache, buckets = _cache(side, cfg.buckets), cfg.buckets
+    get = bag.get
+    for token, count in Counter(_capped_tokens(lines, cfg.line_tokens)).items():
+        bucket = cache.get(token)
+        if bucket is None:
+            bucket = cache[token] = token_bucket(side + token, buckets)
+        bag[bucket] = get(bucket, 0) + count
+
+
+def _lines_of(path: str, lines: list[tuple[int, str]], added: bool, cfg: ChangePolicy) -> list[ChangedLine]:
+    """Each line's first ``line_tokens`` tokens as buckets, in order (repeats kept)."""
     if not lines:
         return []
     side = "+" if added else "-"
-    cache = _BUCKET_CACHES.setdefault((side, cfg.buckets), {})
-    if len(cache) > _CACHE_SIZE:
-        cache.clear()
+    cache = _cache(side, cfg.buckets)
     lookup, cap, new = cache.__getitem__, cfg.line_tokens, _new_line
     out = []
     for (no, _), words in zip(lines, _words(lines), strict=True):
@@ -247,7 +294,6 @@ def _lines_of(path: str, lines: list[tuple[int, str]], added: bool, cfg: ChangeP
                 if token not in cache:
                     cache[token] = token_bucket(side + token, cfg.buckets)
             ids = tuple(map(lookup, tokens))
-        bag += ids
         out.append(new((path, no, added, ids)))
     return out
 
@@ -275,16 +321,22 @@ def _measure(parsed: list[ParsedFile], digest: str, cfg: ChangePolicy, field_nam
             merged[path] = file
     if len(merged) > cfg.max_files:
         raise ValidationError(field_name, f"touches {len(merged)} files, over change.max_files = {cfg.max_files}")
-    bag: list[int] = []
-    lines: list[ChangedLine] = []
     files: list[FileChange] = []
+    deleted: list[tuple[int, str]] = []
+    added: list[tuple[int, str]] = []
     for path, file in merged.items():
         status: Status = "renamed" if file.status == "modified" and file.old_path not in (None, path) else file.status
         files.append(FileChange(path, file.old_path, status, len(file.added), len(file.deleted), file.binary))
-        lines += _lines_of(path, file.deleted, False, cfg, bag)
-        lines += _lines_of(path, file.added, True, cfg, bag)
+        deleted += file.deleted
+        added += file.added
+    bag: dict[int, int] = {}
+    _count_side(deleted, "-", cfg, bag)  # a side's lines of every file together: the bag counts tokens, not files
+    _count_side(added, "+", cfg, bag)
     # the most frequent buckets, ties to the lower one: sort by bucket, then (stably) by count, both in C
-    kept = sorted(sorted(Counter(bag).items()), key=itemgetter(1), reverse=True)[: cfg.remembered_tokens]
+    pairs = sorted(bag.items())
+    if len(pairs) > cfg.remembered_tokens:
+        pairs = sorted(sorted(pairs, key=itemgetter(1), reverse=True)[: cfg.remembered_tokens])
+    cap = cfg.count_cap
     record = ChangeRecord(
         la=sum(f.added for f in files),
         ld=sum(f.deleted for f in files),
@@ -292,10 +344,18 @@ def _measure(parsed: list[ParsedFile], digest: str, cfg: ChangePolicy, field_nam
         nd=len({posixpath.dirname(f.path) for f in files}),
         ns=len({f.path.split("/", 1)[0] if "/" in f.path else "" for f in files}),
         entropy=_entropy([f.added + f.deleted for f in files]),
-        tokens=tuple(sorted((b, min(c, cfg.count_cap)) for b, c in kept)),
+        tokens=tuple([(b, c if c < cap else cap) for b, c in pairs]),
         digest=digest[:32],
     )
-    return MeasuredChange(record, tuple(files), tuple(lines))
+
+    def lines() -> tuple[ChangedLine, ...]:
+        out: list[ChangedLine] = []
+        for path, file in merged.items():
+            out += _lines_of(path, file.deleted, False, cfg)
+            out += _lines_of(path, file.added, True, cfg)
+        return tuple(out)
+
+    return MeasuredChange(record, tuple(files), lines)
 
 
 def measure_diff(diff: Any, *, policy: ChangePolicy | None = None) -> MeasuredChange:
