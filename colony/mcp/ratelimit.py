@@ -6,13 +6,23 @@ any ``Authorization`` header, such as a liveness probe, is not: it guesses nothi
 address may fail :attr:`FailureBackoff.free_failures` times; every
 further failure blocks the address for a delay that doubles (``base_delay`` up to
 ``max_delay``). While it is blocked, the address gets ``429 Too Many Requests`` with
-``Retry-After``, and its token is not even looked at, so guessing slows to a few tries a
-minute. An address that stays quiet for ``forget_after`` seconds starts afresh.
+``Retry-After`` for every request that does not authenticate: one without a credential is
+answered at once, one with a credential that the SDK refuses is answered 429 instead of 401
+and counted again. An address that stays quiet for ``forget_after`` seconds starts afresh.
+
+The block is keyed on the address for what fails, and on the token's agent for what succeeds:
+a request whose token verifies belongs to that token's agent (or the shared token's holder),
+and another client's failures from the same address never hold it. That matters because
+loopback clients all share one address: a local process flooding wrong tokens used to lock out
+every other local client for up to ``max_delay``. The price is that a blocked address learns
+whether a guess was right (200, not 429) at full speed; guessing is left to the tokens' strength
+(256 random bits per agent, and a shared token must score at least 128 bits against dictionaries
+and patterns, :func:`colony.mcp.auth.check_token_strength`), and the backoff bounds what the
+failures cost: every one of them beyond the free ones is answered 429.
 
 The address is the connecting peer's (``scope["client"]``): uvicorn rewrites it from ``X-Forwarded-For`` only
 for a ``--trusted-proxy`` (:func:`colony.mcp.serving.http_server`), so a client can neither hide behind fresh
-forwarded addresses nor spend another client's failures. Loopback clients all share one address: a local process that keeps failing also delays
-the other local clients for up to ``max_delay``. That is the cost of counting guesses.
+forwarded addresses nor spend another client's failures.
 
 >>> limiter = FailureBackoff(free_failures=2, base_delay=4.0, clock=lambda: 10.0)
 >>> [limiter.failed("10.0.0.7") for _ in range(4)]
@@ -99,18 +109,24 @@ class LimitFailedAuth:
             return
         client = scope.get("client")
         address = client[0] if client else "unknown"
-        wait = self.backoff.retry_after(address)
-        if wait > 0:
-            await _too_many(send, wait)
-            return
-
         presented = any(name == b"authorization" for name, _ in scope.get("headers", ()))
+        blocked = self.backoff.retry_after(address) > 0
+        if blocked and not presented:
+            await _too_many(send, self.backoff.retry_after(address))
+            return
+        refused = False  # the app's 401 was answered with a 429 instead: drop the rest of its response
 
         async def watch(message: Message) -> None:
+            nonlocal refused
             # only a credential that was presented and refused is a guess (a bare probe costs the server nothing)
             if message["type"] == "http.response.start" and message["status"] == 401 and presented:
                 self.backoff.failed(address)
-            await send(message)
+                if blocked:
+                    refused = True
+                    await _too_many(send, self.backoff.retry_after(address))
+                    return
+            if not refused:
+                await send(message)
 
         await self.app(scope, receive, watch)
 

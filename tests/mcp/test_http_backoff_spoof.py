@@ -65,3 +65,21 @@ def test_a_trusted_proxy_must_be_an_address() -> None:
         assert "--trusted-proxy: must be an IP address or network" in server.stderr
     finally:
         server.stop()
+
+
+def test_a_wrong_token_flood_does_not_lock_out_a_client_with_a_valid_token_on_the_same_address() -> None:
+    # issue #27, item 6: the limiter keyed on the address only, and every loopback client shares 127.0.0.1
+    server = start_http_server()
+    assert server.url is not None
+    try:
+        with httpx.Client(timeout=30) as attacker, httpx.Client(timeout=30) as victim:
+            flood = [_post(attacker, server.url, f"wrong-{i}") for i in range(30)]
+            valid = [_post(victim, server.url, TOKEN) for _ in range(3)]  # a client that never authenticated before
+            after = [_post(attacker, server.url, "wrong-again"), _post(attacker, server.url, TOKEN.upper())]
+            probe = attacker.post(server.url, json=initialize_message("2025-06-18"), headers=ACCEPT)
+    finally:
+        server.stop()
+    assert flood == [401] * 11 + [429] * 19  # the address still pays for its failures
+    assert valid == [200, 200, 200]  # the valid token's requests are its agent's, not the address's
+    assert after == [429, 429]  # a refused credential from the blocked address is still 429, and counted
+    assert probe.status_code == 429 and int(probe.headers["retry-after"]) > 0  # so is a request without one
