@@ -54,7 +54,7 @@ class ChangePolicy(Exact):
     budget_unit: Literal["changes", "lines"]
     window: Count
     reason_lines: Count
-    prior: Literal["packaged", "none"]
+    prior: Text  # "packaged", "none", or the path of a prior file (colony history prior writes one)
     prior_sha256: Sha256
     snapshot_every: Count
 

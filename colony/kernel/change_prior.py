@@ -29,6 +29,7 @@ import gzip
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -139,22 +140,34 @@ def write_prior(prior: ChangePrior, path: str | Path) -> Path:
 def load_prior(path: str | Path | None = None, *, policy: ChangePolicy | None = None) -> ChangePrior | None:
     """The prior at ``path``, or the one the policy names (None for ``change.prior: none``).
 
-    The packaged prior must hash to ``change.prior_sha256``; any prior must hash to the digest it states.
+    The policy's prior (the packaged one, or the file ``change.prior`` names) must hash to
+    ``change.prior_sha256``; any prior must hash to the digest it states. A prior is read once
+    per process and file content.
     """
     cfg = policy or default_policy().change
     if path is None and cfg.prior == "none":
         return None
-    where = Path(path) if path is not None else PACKAGED_PRIOR
+    pinned = path is None
+    where = Path(path) if path is not None else PACKAGED_PRIOR if cfg.prior == "packaged" else Path(cfg.prior)
     try:
-        data = json.loads(gzip.decompress(where.read_bytes()))
-    except (OSError, EOFError, ValueError) as exc:
+        raw = where.read_bytes()
+    except OSError as exc:
         raise ConfigError("change.prior", f"cannot read the prior: {exc}", path=str(where)) from None
-    prior = ChangePrior.from_dict(data, source=str(where))
-    if path is None and prior.sha256 != cfg.prior_sha256:
+    prior = _parsed(raw, str(where))
+    if pinned and prior.sha256 != cfg.prior_sha256:
         raise ConfigError(
             "change.prior_sha256",
-            f"the packaged prior hashes to {prior.sha256}, but policy.yaml pins {cfg.prior_sha256}",
+            f"the prior hashes to {prior.sha256}, but the policy pins {cfg.prior_sha256}",
             path=str(where),
         )
     prior.model(policy=cfg)  # learned under these settings, or refused now
     return prior
+
+
+@lru_cache(maxsize=8)
+def _parsed(raw: bytes, source: str) -> ChangePrior:
+    try:
+        data = json.loads(gzip.decompress(raw))
+    except (OSError, EOFError, ValueError) as exc:
+        raise ConfigError("change.prior", f"cannot read the prior: {exc}", path=source) from None
+    return ChangePrior.from_dict(data, source=source)
