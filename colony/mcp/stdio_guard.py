@@ -13,8 +13,9 @@ writes to (:class:`LockedStdout`), so a reply is never torn:
 
 The reply carries the request's ``id`` exactly as it was written (found by a scanner that neither recurses nor
 converts numbers), or ``null`` when the line names none and is not a notification-shaped object; a notification
-(an object without ``id``) is never answered. :func:`run_stdio` serves an ``MCPServer`` through it, with file
-descriptors 0 and 1 diverted (to the null device and stderr) while it serves, as the SDK does.
+(an object without ``id``) is never answered. :func:`run_stdio` serves an ``MCPServer`` through it (``colony mcp``;
+:func:`serve_process_stdio` inside a running event loop: ``colony gateway``), with file descriptors 0 and 1
+diverted (to the null device and stderr) while it serves, as the SDK does.
 
 >>> error_reply('{"jsonrpc":"2.0","id":7,"method":"ping","params":[1]}')
 '{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request: not a valid JSON-RPC message"}}'
@@ -37,9 +38,18 @@ import anyio
 import mcp_types as types
 
 if TYPE_CHECKING:
+    from mcp.server.lowlevel.server import NotificationOptions
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["PARSE_ERROR", "INVALID_REQUEST", "GuardedStdin", "LockedStdout", "error_reply", "run_stdio"]
+__all__ = [
+    "INVALID_REQUEST",
+    "PARSE_ERROR",
+    "GuardedStdin",
+    "LockedStdout",
+    "error_reply",
+    "run_stdio",
+    "serve_process_stdio",
+]
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -208,23 +218,30 @@ def _claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
             os.close(wire)
 
 
-async def serve_stdio(server: MCPServer, stdin: BinaryIO, stdout: BinaryIO) -> GuardedStdin:
-    """Serve ``server`` on the given binary streams through the guard until stdin ends; returns the guard."""
+async def serve_stdio(
+    server: MCPServer, stdin: BinaryIO, stdout: BinaryIO, *, notifications: NotificationOptions | None = None
+) -> GuardedStdin:
+    """Serve ``server`` on the given binary streams through the guard until stdin ends; returns the guard.
+
+    ``notifications`` are the capabilities the server announces (the gateway's ``tools.listChanged``).
+    """
     from mcp.server.stdio import stdio_server
 
     out = LockedStdout(stdout)
     guarded = GuardedStdin(stdin, out)
     async with stdio_server(stdin=guarded, stdout=out) as (read_stream, write_stream):  # type: ignore[arg-type]
         lowlevel: Any = server._lowlevel_server
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options(notifications))
     return guarded
+
+
+async def serve_process_stdio(server: MCPServer, *, notifications: NotificationOptions | None = None) -> None:
+    """Serve ``server`` on this process's stdin and stdout through the guard, inside a running event loop
+    (``colony gateway``); fds 0 and 1 are diverted meanwhile, as :func:`run_stdio` does."""
+    with _claimed_stdio() as (rin, rout):
+        await serve_stdio(server, rin, rout, notifications=notifications)
 
 
 def run_stdio(server: MCPServer) -> None:
     """``server.run()`` for stdio, with colony's guard in front of the SDK's reader (blocks until stdin ends)."""
-
-    async def main() -> None:
-        with _claimed_stdio() as (rin, rout):
-            await serve_stdio(server, rin, rout)
-
-    anyio.run(main)
+    anyio.run(serve_process_stdio, server)

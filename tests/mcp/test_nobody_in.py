@@ -2,7 +2,8 @@
 
 The MCP SDK's stdio transport drops a line it cannot parse or validate (and takes a float-id request for a
 notification), so the client waits for ever. colony's transport boundary (``colony.mcp.stdio_guard``) answers
-them. The real SDK client (``ClientSession``) talks to a real ``python -m colony.server`` subprocess; the malformed
+them, for ``colony mcp`` and ``colony gateway`` alike. The real SDK client (``ClientSession``) talks to a real
+``python -m colony.server`` (or ``colony gateway``) subprocess; the malformed
 lines are written raw to the same stdin, between its calls, and their answers are picked out of its stdout by id.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+import yaml
 from mcp import ClientSession
 from mcp.shared.message import SessionMessage
 
@@ -38,10 +40,27 @@ MALFORMED: dict[str, tuple[str, int]] = {
 IDS = {"101", "102", "103", "104", "105", "106", "107.5"}
 
 
+SERVER = [sys.executable, "-m", "colony.server"]
+
+
+def _gateway(tmp_path: Path) -> list[str]:
+    """``colony gateway`` over stdio for one agent, with one real upstream (the SDK's own server, in Python)."""
+    config = tmp_path / "gateway.yaml"
+    upstream = {"command": sys.executable, "args": [str(ROOT / "tests" / "gateway" / "dynamic_server.py")]}
+    config.write_text(
+        yaml.safe_dump(
+            {"kernel": {"calibrate": {"alice": 0.5}}, "defaults": {"tick_interval_seconds": 0}, "upstreams": {"dyn": upstream}}
+        )
+    )
+    return [sys.executable, "-m", "colony.cli", "gateway", "--config", str(config), "--state", ":memory:", "--agent-id", "alice"]
+
+
 @asynccontextmanager
-async def _session_with_raw_stdin() -> AsyncIterator[tuple[ClientSession, Any, dict[str, dict[str, Any]]]]:
+async def _session_with_raw_stdin(
+    command: list[str] = SERVER,
+) -> AsyncIterator[tuple[ClientSession, Any, dict[str, dict[str, Any]]]]:
     """An SDK ClientSession over a real server subprocess, a raw writer to its stdin, and the raw answers by id."""
-    proc = await anyio.open_process([sys.executable, "-m", "colony.server"], cwd=ROOT, stderr=None)
+    proc = await anyio.open_process(command, cwd=ROOT, stderr=None)
     assert proc.stdin is not None and proc.stdout is not None
     stdin, stdout = proc.stdin, proc.stdout
     lock = anyio.Lock()
@@ -82,9 +101,14 @@ async def _session_with_raw_stdin() -> AsyncIterator[tuple[ClientSession, Any, d
 
 @pytest.mark.anyio
 @pytest.mark.e2e
-async def test_the_stdio_server_answers_every_malformed_request_and_keeps_serving() -> None:
-    async with _session_with_raw_stdin() as (session, send_raw, raw_answers):
-        await session.initialize()
+@pytest.mark.parametrize("program", ["colony mcp", "colony gateway"])
+async def test_the_stdio_server_answers_every_malformed_request_and_keeps_serving(program: str, tmp_path: Path) -> None:
+    # colony gateway's stdio went straight to the SDK's transport, which drops these (issue #27, item 4)
+    command = SERVER if program == "colony mcp" else _gateway(tmp_path)
+    async with _session_with_raw_stdin(command) as (session, send_raw, raw_answers):
+        init = await session.initialize()
+        tools_caps = init.capabilities.tools
+        assert program == "colony mcp" or (tools_caps is not None and tools_caps.list_changed)  # the gateway's, kept
         before = len((await session.list_tools()).tools)
         for line, _ in MALFORMED.values():
             await send_raw(line)

@@ -26,12 +26,12 @@ from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from colony import __version__
+from colony.mcp import stdio_guard
 from colony.mcp.auth import Caller, bound_caller
 from colony.mcp.gateway import operator
 from colony.mcp.gateway.config import ToolRule
@@ -145,7 +145,6 @@ class GatewayServer(MCPServer):
                 self._legacy_sessions.pop(key, None)
 
     async def run_stdio_async(self) -> None:
-        """Serve stdio, advertising ``tools.listChanged`` to handshake-era clients too."""
-        low = self._lowlevel_server
-        async with stdio_server() as (read_stream, write_stream):
-            await low.run(read_stream, write_stream, low.create_initialization_options(NotificationOptions(tools_changed=True)))
+        """Serve stdio through colony's guard (every request it cannot parse is answered), advertising
+        ``tools.listChanged`` to handshake-era clients too."""
+        await stdio_guard.serve_process_stdio(self, notifications=NotificationOptions(tools_changed=True))
