@@ -6,7 +6,8 @@ module only runs the parsed command and translates errors to exit codes (in exac
 
 Exit codes: 0 success, 1 the command ran and reports a failure (a failed check,
 an invalid ledger, a failing replay assertion), 2 bad input or usage, or a command whose
-``colony[...]`` extra is not installed (the message names the extra).
+``colony[...]`` extra is not installed (the message names the extra). An error's message is
+printed with every URL in it redacted (:func:`colony.storage.base.redact_urls`).
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ColonyError as exc:
+        message = _redacted(str(exc))  # an error may quote a state URL: its password never reaches the terminal
         if getattr(args, "json", False):
-            print(json.dumps({"success": False, "error": str(exc)}))
+            print(json.dumps({"success": False, "error": message}))
         else:
-            print(f"colony {args.command}: error: {exc}", file=sys.stderr)
+            print(f"colony {args.command}: error: {message}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:  # a command of an extra that is not installed (the lean core install)
         message = missing_extra_message(exc, prefer=getattr(args, "extra", None))
@@ -46,6 +48,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"colony {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _redacted(message: str) -> str:
+    """``message`` with every URL's secrets (userinfo password, ``?password=``, ``?token=`` ...) replaced by ``***``."""
+    from colony.storage.base import redact_urls  # loaded only on an error: colony --help stays fast
+
+    return redact_urls(message)
 
 
 if __name__ == "__main__":  # pragma: no cover
