@@ -33,11 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ColonyError as exc:
-        message = _redacted(str(exc))  # an error may quote a state URL: its password never reaches the terminal
+        shown = _redacted(str(exc))  # an error may quote a state URL: its password never reaches the terminal
         if getattr(args, "json", False):
-            print(json.dumps({"success": False, "error": message}))
+            print(json.dumps({"success": False, "error": shown}))
         else:
-            print(f"colony {args.command}: error: {message}", file=sys.stderr)
+            print(f"colony {args.command}: error: {shown}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:  # a command of an extra that is not installed (the lean core install)
         message = missing_extra_message(exc, prefer=getattr(args, "extra", None))
