@@ -36,6 +36,7 @@ def test_paired_locality(pair: tuple[ColonyKernel, ColonyKernel]) -> None:
     a.calibrate_agent("agent-a", trust_score=0.5)
     before = b.propose_action(make_proposal(target="same"))
     assert (before.decision, before.gate_score, before.falsification_severity) == (GateDecision.EXECUTE, 0.875, 0.0)
+    a.calibrate_agent("reporter", trust_score=POLICY.outcome.trusted_reporter)  # a reporter whose failures count fully
     a.record_outcome(make_proposal(agent_id="reporter", target="same"), {"summary": "tests failed"}, tests_passed=False)
     assert b.query("same", "failure", prefix=False)[0].strength == 3.0
     after = b.propose_action(make_proposal(target="same"))
