@@ -19,7 +19,6 @@ the record carries no randomness and no wall time.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import tempfile
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from colony.attestation.canonical import canonical_text
+from colony.canonical import canonical_text as readable_text
 from colony.canonical import sha256_hex
 from colony.config import Policy, default_policy
 from colony.errors import ValidationError
@@ -227,7 +227,7 @@ def write_json_artifact(path: str | os.PathLike[str], data: Any) -> str:
     """
     target = Path(path)
     try:
-        text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+        text = readable_text(data, indent=2) + "\n"
     except (TypeError, ValueError) as exc:
         raise ValidationError("record", f"cannot be written as JSON: {exc}") from None
     payload = text.encode("utf-8")
