@@ -10,16 +10,20 @@ kernel stores records in (its length is its size in bytes). Hashes are hex SHA-2
 '{"a":[1.5,"\\\\u00e9"],"b":1}'
 >>> sha256_json({"a": 1}) == sha256_hex(b'{"a":1}')
 True
+
+:func:`sha256_files` is the one digest of a set of source files (the build's stage keys, the studies' code
+digests, the history extractor's manifest key).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["canonical_bytes", "canonical_text", "json_text", "sha256_file", "sha256_hex", "sha256_json"]
+__all__ = ["canonical_bytes", "canonical_text", "json_text", "sha256_file", "sha256_files", "sha256_hex", "sha256_json"]
 
 # one encoder per form: json.dumps with options builds a new JSONEncoder on every call
 _COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -85,4 +89,23 @@ def sha256_file(path: str | Path) -> str:
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
+    return digest.hexdigest()
+
+
+def sha256_files(paths: Iterable[str | Path], root: str | Path) -> str:
+    r"""Hex SHA-256 of named files: per path, in the order given, one line ``<name>\0<file's sha256>\n``.
+
+    ``<name>`` is the path relative to ``root`` in POSIX form (a path outside ``root``: the path itself), so
+    a file's name and its bytes both count and moving the tree elsewhere does not; a path that is not a file
+    counts as ``<name>\0absent\n``. Sort ``paths`` first when they stand for a set.
+
+    >>> sha256_files([Path("/src/gone.py")], "/src") == sha256_hex(b"gone.py\0absent\n")
+    True
+    """
+    base = Path(root)
+    digest = hashlib.sha256()
+    for item in paths:
+        path = Path(item)
+        name = path.relative_to(base).as_posix() if path.is_relative_to(base) else path.as_posix()
+        digest.update(f"{name}\0{sha256_file(path) if path.is_file() else 'absent'}\n".encode())
     return digest.hexdigest()

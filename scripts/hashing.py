@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 # colony's one canonical form and hashes (re-exported under the names the build scripts use)
 from colony.canonical import sha256_file as file_sha256
+from colony.canonical import sha256_files, sha256_json
 from colony.canonical import sha256_hex as sha256_bytes
-from colony.canonical import sha256_json
 
 __all__ = ["digest_files", "digest_mapping", "file_sha256", "iter_files", "sha256_bytes"]
 
@@ -32,18 +31,14 @@ def iter_files(path: Path) -> Iterable[Path]:
 
 
 def digest_files(root: Path, paths: Iterable[Path]) -> str:
-    """Digest the relative names and bytes of every file under ``paths`` (missing paths count as absent)."""
-    digest = hashlib.sha256()
+    """Digest the relative names and bytes of every file under ``paths`` (missing paths count as absent).
+
+    One line per file (:func:`colony.canonical.sha256_files`); a path that names no file counts as absent.
+    """
+    listed: list[Path] = []
     for path in paths:
-        found = False
-        for file in iter_files(path):
-            found = True
-            rel = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.as_posix()
-            digest.update(f"{rel}\0{file_sha256(file)}\n".encode())
-        if not found:
-            rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
-            digest.update(f"{rel}\0absent\n".encode())
-    return digest.hexdigest()
+        listed.extend(list(iter_files(path)) or [path])
+    return sha256_files(listed, root)
 
 
 def digest_mapping(parts: Mapping[str, Any]) -> str:

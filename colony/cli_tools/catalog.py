@@ -8,7 +8,6 @@ never executed; subsystems are imported, which is how their availability is know
 from __future__ import annotations
 
 import ast
-import hashlib
 import importlib
 import json
 import pkgutil
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import colony
+from colony.canonical import sha256_file
 from colony.cli_tools.paths import ProjectLayout, relative
 
 __all__ = ["CATEGORIES", "Entry", "ToolCollector", "collect", "docs", "figures", "notebooks", "subsystems", "tools", "workflows"]
@@ -41,7 +41,7 @@ class Entry:
 
 
 def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    return sha256_file(path)[:12]
 
 
 def _short(text: str) -> str:

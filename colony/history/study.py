@@ -13,7 +13,6 @@ tested per repository and pooled with a block bootstrap over calendar weeks and 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from colony.canonical import sha256_hex
+from colony.canonical import sha256_files, sha256_hex
 from colony.config import Policy, default_policy
 from colony.distributed import dask_client, map_ordered
 from colony.errors import ValidationError
@@ -61,12 +60,7 @@ def variants(cfg: HistoryConfig) -> list[Variant]:
 
 def code_digest() -> str:
     """sha256 over the source the replay depends on: the history package, the kernel core, the policy files."""
-    h = hashlib.sha256()
-    for pattern in _CODE:
-        for p in sorted(_ROOT.glob(pattern)):
-            h.update(str(p.relative_to(_ROOT)).encode())
-            h.update(p.read_bytes())
-    return h.hexdigest()
+    return sha256_files([p for pattern in _CODE for p in sorted(_ROOT.glob(pattern))], _ROOT)
 
 
 def task_key(manifest: dict[str, Any], cfg: HistoryConfig, policy: Policy, variant: Variant, code: str) -> str:

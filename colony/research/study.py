@@ -18,7 +18,6 @@ in these files depends on the wall clock; timings belong to the benchmark artefa
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import colony
+from colony.canonical import sha256_files, sha256_hex
 from colony.config import Policy, default_policy
 from colony.distributed import dask_client, map_ordered, submit
 from colony.errors import ValidationError
@@ -109,7 +109,7 @@ def preregistration() -> dict[str, Any]:
     directions = {h: v["direction"] for h, v in declared["hypotheses"].items()}
     return {
         "file": f"colony/config/{path.name}",
-        "sha256": hashlib.sha256(data).hexdigest(),
+        "sha256": sha256_hex(data),
         "primary_endpoint": declared["primary_endpoint"],
         "matches_analysis": directions == EXPECT and declared["primary_endpoint"]["direction"] == EXPECT["H1"],
     }
@@ -122,11 +122,7 @@ def code_digest() -> str:
     Computed once per process, so every study a process writes names the code it imported.
     """
     root = Path(colony.__file__).parent
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
-        h.update(path.read_bytes())
-    return h.hexdigest()
+    return sha256_files(sorted(root.rglob("*.py")), root)
 
 
 def _preload_analysis() -> None:

@@ -46,3 +46,21 @@ def test_write_if_changed_leaves_equal_files_alone(tmp_path: Path) -> None:
     before = path.stat().st_mtime_ns
     assert write_if_changed(path, "x") is False and path.stat().st_mtime_ns == before
     assert write_if_changed(path, "y") is True and path.read_text(encoding="utf-8") == "y"
+
+
+def test_digest_files_keeps_its_form_so_recorded_stage_keys_stay_found(tmp_path: Path) -> None:
+    """digest_files goes through colony.canonical.sha256_files: a line per file, an empty or missing path absent."""
+    import hashlib
+
+    from scripts.hashing import digest_files
+
+    (tmp_path / "d" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "d" / "b.py").write_bytes(b"b\n")
+    (tmp_path / "d" / "a.py").write_bytes(b"a\n")
+    (tmp_path / "d" / "__pycache__" / "a.pyc").write_bytes(b"\0")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "f.txt").write_bytes(b"f\n")
+    lines = [("d/a.py", b"a\n"), ("d/b.py", b"b\n"), ("empty", None), ("f.txt", b"f\n"), ("gone", None)]
+    old_form = "".join(f"{n}\0{hashlib.sha256(b).hexdigest() if b is not None else 'absent'}\n" for n, b in lines)
+    paths = [tmp_path / n for n in ("d", "empty", "f.txt", "gone")]
+    assert digest_files(tmp_path, paths) == hashlib.sha256(old_form.encode()).hexdigest()
