@@ -82,6 +82,7 @@ class Retention:
             profiles, self._profile_cursor = prune_idle_profiles(
                 memory, now - p.profile_idle_ticks, self._profile_cursor, p.sweep_rows
             )
+        self._db.give_space_back()  # the pages pruning (or any delete) freed leave the file, a bounded slice per tick
         if not (proposals or profiles or self._db.persistent):
             return 0, 0
         self.proposals_pruned += proposals
@@ -112,6 +113,7 @@ class Retention:
             "profiles_stored": self._memory.profile_count(),
             "proposal_ticks": self.policy.proposal_ticks,
             "profile_idle_ticks": self.policy.profile_idle_ticks,
+            **self._db.space(),  # the state file: incremental_vacuum, pages_freed, free_pages, file_bytes
         }
 
 

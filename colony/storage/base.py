@@ -64,6 +64,8 @@ class StateStore(Protocol):
     def delete_expired_traces(self, tick: int) -> None: ...
     def save_budget(self, used: ResourceCost, period_start: float) -> None: ...
     def load_budget(self) -> tuple[ResourceCost, float] | None: ...
+    def give_space_back(self) -> int: ...
+    def space(self) -> dict[str, int]: ...
 
 
 class MetaRecords:
@@ -84,6 +86,14 @@ class MetaRecords:
             return None
         data: dict[str, Any] = json.loads(raw)
         return ResourceCost.from_dict(data["used"]), float(data["period_start"])
+
+    def give_space_back(self) -> int:
+        """Return pages freed by deletes to the file system; how many (a store that manages its own space: 0)."""
+        return 0
+
+    def space(self) -> dict[str, int]:
+        """What the store's space looks like, for ``colony_status`` (a store that manages its own space: nothing)."""
+        return {}
 
 
 def is_url(spec: object) -> bool:

@@ -8,6 +8,13 @@ opener gets a :class:`~colony.errors.StateLockedError` naming the owner's pid, o
 ``wait_lock`` seconds for it. :meth:`StateDB.open_read_only` reads a file without the
 lock (``mode=ro``), for status and verification while another process owns it.
 
+A state file gives space back: it is created with ``auto_vacuum = INCREMENTAL``, and
+:meth:`StateDB.give_space_back` (which the kernel's retention calls every tick) cuts the pages
+that deletes freed off the end of the file, a bounded number per call. A file created by an
+earlier colony has auto_vacuum off and keeps its size (``colony_status()["retention"]`` says
+``incremental_vacuum: 0``); with no server running, ``sqlite3 FILE 'PRAGMA auto_vacuum =
+INCREMENTAL; VACUUM;'`` converts it once.
+
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "state.sqlite")
 >>> db = StateDB(path)
@@ -35,10 +42,14 @@ from colony.storage.lock import StateFileLock
 from colony.storage.schema import KERNEL, SQLITE_VERSION
 from colony.storage.sqlite_connection import connect, table_exists
 
-__all__ = ["SCHEMA_VERSION", "StateDB", "StateLockedError"]
+__all__ = ["SCHEMA_VERSION", "VACUUM_PAGES", "StateDB", "StateLockedError"]
 
 # Bumped whenever a table changes shape; a state file of another version is refused, not misread.
 SCHEMA_VERSION = SQLITE_VERSION
+
+#: The most pages one :meth:`StateDB.give_space_back` cuts off (4 MiB of 4 KiB pages: a few ms inside a tick).
+VACUUM_PAGES = 1024
+_INCREMENTAL = 2  # PRAGMA auto_vacuum's value for INCREMENTAL
 
 _KERNEL_SCHEMA = KERNEL.script("sqlite")
 
@@ -84,6 +95,8 @@ class StateDB(MetaRecords):
             self._ensured: set[str] = set()
             if self.persistent:
                 new = self._check_schema()
+                if new:  # only an empty file can take it without a full VACUUM
+                    conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.executescript(_KERNEL_SCHEMA)
@@ -210,6 +223,37 @@ class StateDB(MetaRecords):
 
     def set_meta(self, key: str, value: str) -> None:
         self.conn.execute("INSERT OR REPLACE INTO kernel_meta (key, value) VALUES (?, ?)", (key, value))
+
+    # ------------------------------------------------------------------- space
+    def give_space_back(self) -> int:
+        """Cut up to :data:`VACUUM_PAGES` free pages off the end of the file (incremental vacuum), inside the
+        caller's transaction; return how many. A file without incremental auto_vacuum, or in memory, gives none."""
+        conn = self.conn
+        if not self.persistent or self.read_only or conn.execute("PRAGMA auto_vacuum").fetchone()[0] != _INCREMENTAL:
+            return 0
+        pages = min(int(conn.execute("PRAGMA freelist_count").fetchone()[0]), VACUUM_PAGES)
+        for _ in range(pages):  # Python's sqlite3 steps a PRAGMA once, and each step of incremental_vacuum frees one page
+            conn.execute("PRAGMA incremental_vacuum(1)")
+        if pages:
+            self.set_meta("pages_freed", str(self._pages_freed() + pages))
+        return pages
+
+    def space(self) -> dict[str, int]:
+        """``incremental_vacuum`` (1: the file gives space back), ``pages_freed`` (ever, by :meth:`give_space_back`),
+        ``free_pages`` (freed, not yet given back) and ``file_bytes`` (the database's size: the file's, once the
+        write-ahead log is checkpointed); zeros in memory."""
+        if not self.persistent:
+            return {"incremental_vacuum": 0, "pages_freed": 0, "free_pages": 0, "file_bytes": 0}
+        pragma = self.conn.execute
+        return {
+            "incremental_vacuum": int(pragma("PRAGMA auto_vacuum").fetchone()[0] == _INCREMENTAL),
+            "pages_freed": self._pages_freed(),
+            "free_pages": int(pragma("PRAGMA freelist_count").fetchone()[0]),
+            "file_bytes": int(pragma("PRAGMA page_count").fetchone()[0]) * int(pragma("PRAGMA page_size").fetchone()[0]),
+        }
+
+    def _pages_freed(self) -> int:
+        return int(self.get_meta("pages_freed") or 0)
 
     # ------------------------------------------------------------------ traces
     def save_trace(self, row: TraceRow) -> None:
