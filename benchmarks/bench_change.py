@@ -74,7 +74,8 @@ def hundred_line_diff(seed: int = 0) -> str:
     return "".join(parts)
 
 
-def _stream(n: int, seed: int = 1) -> list[tuple[MeasuredChange, bool]]:
+def labelled_stream(n: int, seed: int = 1) -> list[tuple[MeasuredChange, bool]]:
+    """``n`` synthetic whole-file writes and whether each failed (a "return" line makes failure likely)."""
     rng = random.Random(seed)
     out = []
     for _ in range(n):
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     diff = hundred_line_diff()
     change = measure_diff(diff)
     assert change.la + change.ld == 100, (change.la, change.ld)
-    stream = _stream(500)
+    stream = labelled_stream(500)
     model = ChangeRisk()
     for past, failed in stream:
         model.learn(past, failed=failed)

@@ -2,7 +2,9 @@
 
 Targets (medians, in memory). Issue 20, performance round two: ``propose_action`` of a
 trusted agent with falsification on, ≤ 15 µs both at the same target and at a new target
-each call; ``record_outcome`` ≤ 50 µs; tick, status, query and memory per trace within 10%
+each call; ``record_outcome`` ≤ 50 µs. Issue 25 (kernel v2): ``propose_action`` carrying a 100-line
+diff ≤ 100 µs, ``record_outcome`` that teaches consequence memory ≤ 100 µs, and the kernel API's
+quick-start proposal (a budget estimate, a short rollback, no evidence: three findings) ≤ 15 µs; tick, status, query and memory per trace within 10%
 of round one (the figures in ``benchmarks/baselines.json``). Round one's targets stay:
 flat proposal cost (≤ 1.5× at 100k traces and 100k consequences), tick ≤ 10 ms and
 status ≤ 2 ms at 100k, ≤ 400 bytes per live trace. The proposal and outcome paths are
@@ -27,7 +29,7 @@ from typing import Any
 from benchmarks.common import BASELINES, load_average, repeated_us, write_artefact
 from colony.kernel import ColonyKernel
 from colony.kernel.pheromone_store import PheromoneStore
-from colony.models import ActionProposal, ColonySignal, DecayRate, SignalSource, SignalType
+from colony.models import ActionProposal, ColonySignal, DecayRate, ResourceCost, SignalSource, SignalType
 
 SIZES = (1_000, 10_000, 100_000)
 QUICK_SIZES = (1_000, 3_000, 10_000)  # quick mode still shows a trend: three sizes per line, not two
@@ -40,6 +42,11 @@ TARGETS = {
     "tick_100k_us": 10_000.0,
     "status_100k_us": 2_000.0,
     "bytes_per_trace": 400.0,
+    # issue #25 (kernel v2): a 100-line change measured, scored and remembered; an outcome that teaches it;
+    # and a proposal without a change, the kernel API's own quick-start proposal (with a budget estimate)
+    "propose_change_us": 100.0,
+    "record_learning_us": 100.0,
+    "propose_reference_us": 15.0,
 }
 # issue 20: no regression past this factor of round one on these paths
 REGRESSION_FACTOR = 1.10
@@ -138,6 +145,49 @@ def bench_propose_cases(n: int) -> dict[str, dict[str, float]]:
     return {name: _propose_all(kernel_with(), props) for name, props in cases.items()}
 
 
+def reference_proposal() -> ActionProposal:
+    """The kernel API specification's quick-start proposal (a budget estimate, a short rollback, no evidence)."""
+    return ActionProposal(
+        agent_id="bench-agent",
+        agent_type="repair_ant",
+        action_type="patch_file",
+        target="codomyrmex.colony_kernel.kernel",
+        rationale="Fix off-by-one in tick counter",
+        expected_outcome="Tests pass; counter increments correctly",
+        budget_estimate=ResourceCost(llm_calls=2, runtime_seconds=10.0),
+        rollback_plan="git revert HEAD",
+        proposal_id=f"bench-{next(_ids)}",
+    )
+
+
+def change_kernel() -> ColonyKernel:
+    """A kernel whose consequence memory starts from a prior fitted on 500 synthetic labelled changes."""
+    from benchmarks.bench_change import labelled_stream
+    from colony.kernel import ColonyKernelConfig
+    from colony.kernel.change_prior import fit_prior
+
+    prior = fit_prior(
+        [(c.record, failed) for c, failed in labelled_stream(500)], provenance={"fitted_on": "bench_change.labelled_stream(500)"}
+    )
+    kernel = ColonyKernel(ColonyKernelConfig(change_prior=prior))
+    kernel.calibrate_agent("bench-agent", trust_score=0.5)
+    return kernel
+
+
+def bench_v2(n: int) -> dict[str, dict[str, float]]:
+    """propose_action with a 100-line diff (a fresh proposal each call), then record_outcome learning from it."""
+    from benchmarks.bench_change import hundred_line_diff
+
+    kernel = change_kernel()
+    diffs = [hundred_line_diff(seed=i % 50) for i in range(50)]
+    props = [proposal(target=f"v2.t{i % 1000}") for i in range(n)]
+    it = iter(enumerate(props))
+    change = repeated_us(lambda: (lambda i, p: kernel.propose_action(p, change=diffs[i % 50]))(*next(it)), n)
+    again = iter(props)
+    learning = repeated_us(lambda: kernel.record_outcome(next(again), {"summary": "ok"}, tests_passed=True), n)
+    return {"propose_change": change, "record_learning": learning}
+
+
 def bench_record(kernel: ColonyKernel, n: int) -> dict[str, Any]:
     props = [proposal(target=f"rec.t{i % 1000}", agent=f"rec-{i % 50}") for i in range(n)]
     it = iter(props)
@@ -214,6 +264,9 @@ def target_check(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "tick_100k_us": results["tick"][big]["median_us"],
         "status_100k_us": max(results["status_traces"][big]["median_us"], results["status_history"][big]["median_us"]),
         "bytes_per_trace": max(results["bytes_per_trace"].values()),
+        "propose_change_us": results["propose_change"]["median_us"],
+        "record_learning_us": results["record_learning"]["median_us"],
+        "propose_reference_us": results["propose_reference"]["median_us"],
     }
     return {
         name: {"measured": value, "target": TARGETS[name], "met": value <= TARGETS[name], "size": big}
@@ -256,7 +309,18 @@ def main(argv: list[str] | None = None) -> int:
     results["propose_empty"] = bench_propose(empty, reps)
     results.update(bench_propose_cases(reps))
     results["record_outcome"] = bench_record(empty, reps)
-    for name in ("propose_empty", "propose_same", "propose_new", "propose_medium", "record_outcome"):
+    results["propose_reference"] = _propose_all(kernel_with(), [reference_proposal() for _ in range(reps)])
+    results.update(bench_v2(reps))
+    for name in (
+        "propose_empty",
+        "propose_same",
+        "propose_new",
+        "propose_medium",
+        "record_outcome",
+        "propose_reference",
+        "propose_change",
+        "record_learning",
+    ):
         r = results[name]
         print(f"{name:24s} median {r['median_us']:8.1f} µs  p99 {r['p99_us']:8.1f} µs", flush=True)
 

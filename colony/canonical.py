@@ -68,7 +68,7 @@ def json_text(value: Any) -> str:
     >>> json_text({"b": [1.5, None], "a": 1})
     '{"a":1,"b":[1.5,null]}'
     """
-    if _C_ASCII is not None and type(value) is dict:
+    if _C_ASCII is not None and isinstance(value, dict):  # a dict subclass (frozen evidence) encodes the same
         return "".join(_C_ASCII(value, 0))
     return _ASCII.encode(value)
 

@@ -23,6 +23,9 @@ def _results(propose_us: float, history_ratio: float) -> dict[str, Any]:
         "status_history": {100_000: {"median_us": 2500.0}},
         "query": {100_000: {"median_us": 30.0}},
         "bytes_per_trace": {1_000: 390.0, 100_000: 360.0},
+        "propose_change": {"median_us": 140.0},
+        "record_learning": {"median_us": 60.0},
+        "propose_reference": {"median_us": 14.0},
     }
 
 
@@ -35,6 +38,8 @@ def test_each_target_is_judged_at_the_largest_size_by_the_worse_reading() -> Non
     assert check["tick_100k_us"]["measured"] == 900.0 and check["tick_100k_us"]["met"]
     assert check["status_100k_us"]["measured"] == 2500.0 and not check["status_100k_us"]["met"]
     assert check["bytes_per_trace"]["measured"] == 390.0 and check["bytes_per_trace"]["met"]
+    assert not check["propose_change_us"]["met"] and check["record_learning_us"]["met"]
+    assert check["propose_reference_us"] == {"measured": 14.0, "target": 15.0, "met": True, "size": 100_000}
     assert not target_check(_results(propose_us=15.1, history_ratio=1.0))["propose_same_us"]["met"]
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from colony.canonical import json_text
 from colony.config import default_policy
 from colony.errors import ValidationError
 from colony.falsification.checks import CheckContext
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from colony.config import Policy
 
 __all__ = ["FalsificationWorker", "RiskField", "falsify_plan"]
+
+_FINDINGS_CACHE = 1024  # proposals whose findings are kept (each a few small records)
 
 
 class RiskField(Protocol):
@@ -77,6 +80,7 @@ class FalsificationWorker:
         scanner = RepoImportScanner(self._root, fp.import_graph_max_files) if self._root is not None else None
         self._ctx = CheckContext(fp, scanner)
         self._risk_decay = DecayRate(self._policy.pheromone.signal_defaults.risk)
+        self._findings: dict[tuple[str | None, ...], tuple[FalsificationFinding, ...]] = {}
 
     @property
     def policy(self) -> Policy:
@@ -100,11 +104,36 @@ class FalsificationWorker:
             self._deposit(self._store, view.target, findings)
         return report
 
-    def analyze(self, proposal: ActionProposal) -> list[FalsificationFinding]:
-        """Findings for ``proposal``, read with every field and evidence key; never deposits."""
+    def analyze(self, proposal: ActionProposal, *, evidence_json: str | None = None) -> list[FalsificationFinding]:
+        """Findings for ``proposal``, read with every field and evidence key; never deposits.
+
+        Without a repository the checks read only the proposal's text fields and evidence, so a
+        proposal made again (a re-proposal, an agent's routine change) gets the findings its
+        first one got from a bounded cache, keyed on exactly what the checks read.
+        ``evidence_json``: the evidence's canonical JSON when the caller has it already.
+        """
         if not isinstance(proposal, ActionProposal):
             raise ValidationError("proposal", f"must be an ActionProposal, got {type(proposal).__name__}", value=None)
-        return run_checks(PlanView.of_proposal(proposal), self._ctx)
+        if self._root is not None:  # repository-aware checks read the tree, which changes: never cached
+            return run_checks(PlanView.of_proposal(proposal), self._ctx)
+        evidence = proposal.evidence
+        key = (
+            proposal.agent_id,
+            proposal.action_type,
+            proposal.target,
+            proposal.rationale,
+            proposal.rollback_plan,
+            proposal.expected_outcome,
+            (evidence_json if evidence_json is not None else json_text(evidence)) if evidence else None,
+        )
+        cache = self._findings
+        found = cache.get(key)
+        if found is None:
+            found = tuple(run_checks(PlanView.of_proposal(proposal), self._ctx))
+            if len(cache) >= _FINDINGS_CACHE:
+                del cache[next(iter(cache))]  # the oldest entry
+            cache[key] = found
+        return list(found)
 
     def falsify(self, plan: Any) -> dict[str, Any]:
         """The ``colony_falsify_plan`` result for ``plan``: report, max and mean severity, recommendation."""

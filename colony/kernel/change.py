@@ -34,7 +34,7 @@ from hashlib import blake2b
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from colony.canonical import canonical_bytes, sha256_hex, sha256_json
+from colony.canonical import canonical_bytes, json_text, sha256_hex, sha256_json
 from colony.config import ChangePolicy, default_policy
 from colony.errors import ValidationError
 from colony.kernel.change_parse import ParsedFile, Status, parse_diff, read_edits, safe_path, text_value
@@ -124,6 +124,22 @@ class ChangeRecord:
             **{k: getattr(self, k) for k in ("la", "ld", "nf", "nd", "ns", "entropy", "digest")},
             "tokens": [list(pair) for pair in self.tokens],
         }
+
+    def to_json(self) -> str:
+        """The record's compact canonical JSON (the token pairs encoded from their tuples, in C)."""
+        return json_text(
+            {
+                "v": RECORD_VERSION,
+                "la": self.la,
+                "ld": self.ld,
+                "nf": self.nf,
+                "nd": self.nd,
+                "ns": self.ns,
+                "entropy": self.entropy,
+                "digest": self.digest,
+                "tokens": self.tokens,
+            }
+        )
 
     def size_bytes(self) -> int:
         """The size of the record's canonical JSON, in bytes."""

@@ -185,7 +185,7 @@ class ChangeMemory:
         cursor = self.db.conn.execute(
             "INSERT INTO change_memory (proposal_id, record_json, risk, lines, held, tick) VALUES (?, ?, ?, ?, ?, ?) "
             "ON CONFLICT DO NOTHING",
-            (proposal_id, json_text(r.to_dict()), assessment.risk, lines, int(assessment.held), tick),
+            (proposal_id, r.to_json(), assessment.risk, lines, int(assessment.held), tick),
         )
         if cursor.rowcount == 0:  # this proposal's change is remembered already (a repeated id): keep the first
             return

@@ -44,6 +44,8 @@ class ParsedFile:
 
 def safe_path(path: str, name: str) -> str:
     """``path`` if it stays inside the repository: relative, no ``..`` part, no NUL; else a ValidationError."""
+    if path and ".." not in path and "\x00" not in path and "\\" not in path and path[0] != "/" and path[1:2] != ":":
+        return path  # the common case, without the regular expressions below
     parts = re.split(r"[/\\]", path)  # a Windows separator counts: `..\\x` escapes on the agent's machine
     if not path or "\x00" in path or path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", path) or ".." in parts:
         raise ValidationError(name, f"path {path!r} escapes the repository (absolute, empty or with '..')", value=path)
@@ -136,24 +138,30 @@ def _read_hunk(lines: list[str], start: int, file: ParsedFile) -> int:
     old_no, new_no = int(match[1]), int(match[3])
     old_left = 1 if match[2] is None else int(match[2])
     new_left = 1 if match[4] is None else int(match[4])
-    i = start
+    added, deleted = file.added.append, file.deleted.append
+    i, last = start, len(lines) - 1
     while old_left > 0 or new_left > 0:
-        i += 1
-        if i >= len(lines):
+        if i >= last:
             raise ValidationError("diff", f"line {start + 1}: the hunk ends before its {old_left} old and {new_left} new lines")
+        i += 1
         line = lines[i]
         tag = line[:1]
         if tag == "+" and new_left > 0:
-            file.added.append((new_no, line[1:]))
-            new_no, new_left = new_no + 1, new_left - 1
+            added((new_no, line[1:]))
+            new_no += 1
+            new_left -= 1
         elif tag == "-" and old_left > 0:
-            file.deleted.append((old_no, line[1:]))
-            old_no, old_left = old_no + 1, old_left - 1
-        elif tag in (" ", "") and old_left > 0 and new_left > 0:  # context ("" : an editor trimmed the space)
-            old_no, new_no, old_left, new_left = old_no + 1, new_no + 1, old_left - 1, new_left - 1
+            deleted((old_no, line[1:]))
+            old_no += 1
+            old_left -= 1
+        elif (tag == " " or tag == "") and old_left > 0 and new_left > 0:  # context ("": an editor trimmed the space)
+            old_no += 1
+            new_no += 1
+            old_left -= 1
+            new_left -= 1
         elif tag != "\\":  # `\ No newline at end of file` belongs to the line before it
             raise ValidationError("diff", f"line {i + 1}: unexpected {line[:40]!r} inside a hunk")
-    if i + 1 < len(lines) and lines[i + 1].startswith("\\"):
+    if i < last and lines[i + 1][:1] == "\\":
         i += 1
     return i
 

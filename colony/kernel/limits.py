@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from colony.canonical import json_text
 from colony.errors import ValidationError
 from colony.models import ActionProposal
+from colony.models.frozen_json import FrozenDict
 
 if TYPE_CHECKING:
     from colony.config import LimitsPolicy
@@ -89,7 +90,8 @@ class InputLimits:
         evidence = proposal.evidence
         if not evidence:
             return None
-        text = json_text(evidence)  # :meth:`json`, inlined: this runs on every proposal
+        # :meth:`json`, inlined: this runs on every proposal; frozen evidence keeps its text
+        text = evidence.json_text() if type(evidence) is FrozenDict else json_text(evidence)
         if len(text) > self.json_bytes:
             raise self._json_too_long("evidence", len(text))
         return text

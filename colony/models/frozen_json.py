@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
+from colony.canonical import json_text
 from colony.errors import ValidationError
 
 __all__ = ["FrozenDict", "FrozenList", "freeze_json", "is_frozen"]
@@ -33,8 +34,16 @@ def _refuse(path: str) -> NoReturn:
 class FrozenDict(dict):  # type: ignore[type-arg]
     """A dict that refuses changes (see the module docstring); ``_path`` names it in the error."""
 
-    __slots__ = ("_path",)
+    __slots__ = ("_path", "_text")
     _path: str
+    _text: str | None
+
+    def json_text(self) -> str:
+        """Its compact canonical JSON (:func:`colony.canonical.json_text`), made once: it cannot change."""
+        text = getattr(self, "_text", None)
+        if text is None:
+            text = self._text = json_text(self)
+        return text
 
     def _frozen(self, *args: Any, **kwargs: Any) -> NoReturn:
         _refuse(getattr(self, "_path", "value"))
@@ -77,6 +86,7 @@ class FrozenList(list):  # type: ignore[type-arg]
 def _rebuild_dict(items: dict[str, Any], path: str) -> FrozenDict:
     out = FrozenDict(items)
     out._path = path
+    out._text = None
     return out
 
 
