@@ -3,8 +3,8 @@
 PyDriller walks the history (``Repository(..., order="topo-order")``), gives each commit's
 ``.py`` file changes and parsed diffs; :mod:`colony.history.szz` blames the countable removed
 lines of every commit that any fix rule calls a fix. Per-commit work (diffs, line counts,
-blame) is cached in a SQLite file keyed on the commit id and the extractor's code hash, so a
-second run only re-assembles records. Records are ordered by commit time (committer date),
+blame, the change as the kernel measures it) is cached in a SQLite file keyed on the commit id
+and the extractor's code hash, so a second run only re-assembles records. Records are ordered by commit time (committer date),
 ties by topological position; Kamei metrics are computed in topological order from the
 commits before each one.
 
@@ -17,14 +17,15 @@ import bisect
 import hashlib
 import subprocess
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from colony.errors import ValidationError
+from colony.history.changes import change_counts, change_settings
 from colony.history.dataset import write_dataset
-from colony.history.diffs import DiffCache, MissingBlobError, diff_commit, facts_hash, touches
+from colony.history.diffs import DiffCache, MissingBlobError, facts_hash, gather, index_commits
 from colony.history.identity import AliasIndex, classify, coauthor_trailers
 from colony.history.kamei import FileChange, KameiState
 from colony.history.repository import opened
@@ -61,7 +62,7 @@ RECORD_FIELDS: dict[str, str] = {
     "tool": "aider | openhands | null",
     "subject": "first line of the message",
     "merge": "more than one parent (no diff; not replayed)",
-    "files": "[[path, old_path, change, added, deleted]] of the .py files",
+    "files": "[[path, old_path, change, added, deleted]] of the included files, sorted by path (PyDriller's counts)",
     "modules": "dotted module names of the files, sorted",
     "tests": "a test file was touched",
     "fix": "{rule: matches} for every fix rule",
@@ -70,19 +71,39 @@ RECORD_FIELDS: dict[str, str] = {
     "commit whose subject is the quoted one (squash-merged reverts); null if neither resolves",
     "kamei": "the 14 Kamei metrics from earlier history (FIX from the 'subject' rule; other rules: fix flags)",
     "blame": "for fix candidates: [[blamed id, lines, via_rename]] (merges dropped)",
+    "blame_lines": "for fix candidates: [[blamed id, path in it, line number in it]] of every blamed line, sorted "
+    "(merges dropped)",
+    "change": "the included files' diff as colony.kernel.change.measure_diff measures it: ChangeRecord.to_dict() "
+    "{v, la, ld, nf, nd, ns, entropy, tokens, digest}; binary files left out, a diff over change.max_bytes or "
+    "max_files cut (manifest change_truncated); null for merges and when no file has a text diff",
+    "lines": "the added lines of change: [[index into files, line number in the new file, [token bucket, ...]]], "
+    "the first max_lines in file and line order; null for merges",
     "countable": "for fix candidates: removed lines that count for SZZ (0: the fix only adds lines)",
 }
 
-_EXTRACTOR_MODULES = ("identity", "signatures", "rules", "kamei", "szz", "diffs", "extract", "dataset")
+_EXTRACTOR_MODULES = (
+    "history/identity",
+    "history/signatures",
+    "history/rules",
+    "history/kamei",
+    "history/szz",
+    "history/diffs",
+    "history/changes",
+    "history/labels",
+    "history/extract",
+    "history/dataset",
+    "kernel/change",
+    "kernel/change_parse",
+)
 
 
 def extractor_hash() -> str:
-    """sha256 over the extractor's source files (a cache and manifest key)."""
+    """sha256 over the extractor's source files, the kernel's change measuring among them (a manifest key)."""
     h = hashlib.sha256()
-    here = Path(__file__).parent
+    root = Path(__file__).parents[1]
     for name in _EXTRACTOR_MODULES:
         h.update(name.encode())
-        h.update((here / f"{name}.py").read_bytes())
+        h.update((root / f"{name}.py").read_bytes())
     return h.hexdigest()
 
 
@@ -167,11 +188,14 @@ def extract(
     if cache_path:
         cache_path.parent.mkdir(parents=True, exist_ok=True)
     with opened(source) as (repo_dir, bundle_sha):
+        if bundle_sha is not None:  # a temporary clone, ours to index; a user's repository is left as it is
+            index_commits(repo_dir)
         walk = _Walk(repo_dir, upstream, globs, skip_missing, table)
         records, stats = walk.run(DiffCache(cache_path, facts_hash(globs)), progress)
         if not records:
             raise ValidationError("--include", f"no commit of {source} touches a file matching {globs}", value=globs)
         head = records[max(range(len(records)), key=lambda i: records[i]["topo"])]["id"]
+        stats["change"], truncated = change_counts(records, walk.measures, cfg.labels.rules())
         git_version = subprocess.run(["git", "--version"], capture_output=True, text=True, check=False).stdout.strip()
     manifest = {
         "upstream_repository": upstream_repository,
@@ -184,6 +208,8 @@ def extract(
         "include": globs,
         "signatures_sha256": hashlib.sha256(table.model_dump_json().encode()).hexdigest(),
         "fix_rules": sorted(FIX_RULES),
+        "change": change_settings(),
+        "change_truncated": truncated,
         "record_fields": RECORD_FIELDS,
         "git": git_version,
         "counts": stats,
@@ -207,27 +233,21 @@ class _Walk:
             table,
         )
         self.missing: list[list[str]] = []
+        self.measures: dict[str, dict[str, Any]] = {}  # commit id -> what measuring its change left out
 
-    def _facts(self, c: Any, git: Any, merge: bool, candidate: bool, cache: DiffCache) -> dict[str, Any] | None:
-        facts = cache.get(c.hash)
-        if facts is None or (candidate and not facts.get("candidate")):
-            if merge:
-                facts = {"files": [], "blame": [], "countable": 0, "candidate": False, "touches": touches(c, self.include)}
-            else:
-                try:
-                    facts = diff_commit(c, git.repo, candidate, self.include)
-                except MissingBlobError as exc:
-                    if not self.skip_missing:
-                        raise
-                    self.missing.append([c.hash, exc.path])
-                    return None
-            cache.put(c.hash, facts)
-        return facts if (facts["files"] or facts.get("touches")) else None
+    def _included(self, sha: str, got: dict[str, Any] | MissingBlobError) -> dict[str, Any] | None:
+        """A commit's facts if it becomes a record: it touches an included file and its content is there."""
+        if isinstance(got, MissingBlobError):
+            if not self.skip_missing:
+                raise got
+            self.missing.append([sha, got.path])
+            return None
+        return got if (got["files"] or got.get("touches")) else None
 
     def run(self, cache: DiffCache, progress: Callable[[int, int], None] | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        from pydriller import Git, Repository
+        from pydriller import Repository
 
-        git = Git(str(self.repo_dir))
+        facts = None
         try:
             commits = list(Repository(str(self.repo_dir), order="topo-order").traverse_commits())
             idents: list[tuple[str, str]] = []
@@ -235,14 +255,21 @@ class _Walk:
                 idents.append((c.author.name, c.author.email))
                 idents.extend(coauthor_trailers(c.msg))
             aliases = AliasIndex.build(idents, self.table)
-            records = self._records(commits, git, aliases, cache, progress)
+            fixes = [{rule: match(c.msg) for rule, match in sorted(FIX_RULES.items())} for c in commits]
+            two_parents = [len(c.parents) > 1 for c in commits]
+            jobs = [(c.hash, m, any(fix.values()) and not m) for c, fix, m in zip(commits, fixes, two_parents, strict=True)]
+            facts = gather(self.repo_dir, jobs, self.include, cache)
+            records = self._records(commits, fixes, jobs, facts, aliases, progress)
         finally:
+            if facts is not None:
+                facts.close()  # its threads stop before the cache closes
             cache.close()
-            git.clear()
         merges = {r["id"] for r in records if r["merge"]}
         for r in records:
             if r["blame"]:
                 r["blame"] = [b for b in r["blame"] if b[0] not in merges]
+            if r["blame_lines"]:
+                r["blame_lines"] = [b for b in r["blame_lines"] if b[0] not in merges]
         records.sort(key=lambda r: (r["time"], r["topo"]))
         for seq, r in enumerate(records):
             r["seq"] = seq
@@ -252,23 +279,28 @@ class _Walk:
         return records, stats
 
     def _records(
-        self, commits: list[Any], git: Any, aliases: AliasIndex, cache: DiffCache, progress: Callable[[int, int], None] | None
+        self,
+        commits: list[Any],
+        fixes: list[dict[str, bool]],
+        jobs: list[tuple[str, bool, bool]],
+        facts_of: Iterator[dict[str, Any] | MissingBlobError],
+        aliases: AliasIndex,
+        progress: Callable[[int, int], None] | None,
     ) -> list[dict[str, Any]]:
         upstream = self.upstream
         resolve = _Resolver([c.hash for c in commits], upstream)
         kamei = KameiState()
         latest_title: dict[str, str] = {}
         records: list[dict[str, Any]] = []
-        for n, c in enumerate(commits):
+        for n, (c, fix, (_, merge, candidate), got) in enumerate(zip(commits, fixes, jobs, facts_of, strict=True)):
             msg = c.msg
-            fix = {rule: match(msg) for rule, match in sorted(FIX_RULES.items())}
-            merge = len(c.parents) > 1
-            candidate = any(fix.values()) and not merge
-            facts = self._facts(c, git, merge, candidate, cache)
+            facts = self._included(c.hash, got)
             if progress is not None:
                 progress(n + 1, len(commits))
             if facts is None:
                 continue
+            if not merge:
+                self.measures[c.hash] = facts["measure"]
             topo = len(records)
             who = classify(c.author.name, c.author.email, aliases, msg)
             time = int(c.committer_date.timestamp())
@@ -305,7 +337,10 @@ class _Walk:
                     "reverts": reverts,
                     "kamei": metrics,
                     "blame": facts["blame"] if candidate else None,
+                    "blame_lines": facts["blame_lines"] if candidate else None,
                     "countable": facts["countable"] if candidate else None,
+                    "change": facts["change"],
+                    "lines": facts["lines"],
                 }
             )
         return records

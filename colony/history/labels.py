@@ -14,6 +14,10 @@ Hygiene rules (each declared; :mod:`colony.history.hygiene` reports their sensit
 * a fix with no countable removed line ("adds only") labels nothing; the dataset counts them;
 * right censoring: a commit is judged only when its whole horizon lies inside the history.
 
+Line-level labels (:func:`defective_lines`): a line of an inducing commit is defective when a fix
+that labels the commit under the rules blamed exactly that line (the commit, its path there and its
+line number there, from the record's ``blame_lines``). A revert names no lines.
+
 Two views of consequence:
 
 * ``all``: every label;
@@ -30,18 +34,22 @@ Two views of consequence:
 [('a', 'b', 600, False)]
 >>> discovery(labels, "a", "escaped") is None
 True
+>>> recs[1]["files"], recs[1]["blame_lines"] = [["m.py", "m.py", "MODIFY", 1, 2]], [["a", "m.py", 3], ["a", "m.py", 7]]
+>>> lines = defective_lines(recs, LabelRules(fix_rule="subject", blame_cap=20, escape_days=1.0, session_gap_hours=2.0))
+>>> {commit: sorted(keys) for commit, keys in lines.items()}
+{'a': [('m.py', 3), ('m.py', 7)]}
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from colony.errors import ValidationError
 from colony.history.rules import FIX_RULES
 
-__all__ = ["VIEWS", "Label", "LabelRules", "derive_labels", "discovery", "sessions"]
+__all__ = ["VIEWS", "Label", "LabelRules", "defective_lines", "derive_labels", "discovery", "sessions"]
 
 VIEWS = ("all", "escaped")
 _DAY = 86400
@@ -129,3 +137,52 @@ def discovery(labels: dict[str, list[Label]], commit: str, view: str) -> int | N
         if view == "all" or label.escaped:
             return label.time
     return None
+
+
+_BLAMED = ("MODIFY", "RENAME", "DELETE")  # the changes whose removed lines the extractor blames (at their old path)
+
+
+def _fix_lines(fix: Mapping[str, Any], follow_renames: bool) -> dict[str, set[tuple[str, int]]]:
+    """Blamed commit id -> the (path, line) in it of each line ``fix`` blamed (reached through a rename only if asked)."""
+    blamed = fix.get("blame_lines")
+    if not isinstance(blamed, list):
+        raise ValidationError(f"record {fix['id']}.blame_lines", "a fix must list its blamed lines: re-extract the dataset")
+    own = {f[1] for f in fix["files"] if f[1] is not None and f[2] in _BLAMED}
+    out: dict[str, set[tuple[str, int]]] = {}
+    for ident, path, line in blamed:
+        if follow_renames or path in own:
+            out.setdefault(ident, set()).add((path, line))
+    return out
+
+
+def defective_lines(
+    records: Sequence[dict[str, Any]],
+    rules: LabelRules,
+    *,
+    labels: dict[str, list[Label]] | None = None,
+    view: str = "all",
+) -> dict[str, frozenset[tuple[str, int]]]:
+    """Inducing commit id -> its defective lines: (path in it, line number in it) that a labelling fix blamed.
+
+    The fixes are those of ``labels`` (default ``derive_labels(records, rules)``; pass a filtered copy, say up to a
+    horizon, to count fewer) whose SZZ label is in ``view``, so the fix rule and the blame cap are
+    :func:`derive_labels`' own. With ``rules.follow_renames`` off, a line whose path in the inducing commit is
+    not one the fix changed was reached through a rename and does not count. Commits without one are absent.
+    """
+    if view not in VIEWS:
+        raise ValidationError("view", f"must be one of {VIEWS}", value=view)
+    found = derive_labels(records, rules) if labels is None else labels
+    by_id = {r["id"]: r for r in records}
+    per_fix: dict[str, dict[str, set[tuple[str, int]]]] = {}
+    out: dict[str, frozenset[tuple[str, int]]] = {}
+    for inducing, links in found.items():
+        lines: set[tuple[str, int]] = set()
+        for label in links:
+            if label.source != "szz" or (view == "escaped" and not label.escaped):
+                continue
+            if label.fixing not in per_fix:
+                per_fix[label.fixing] = _fix_lines(by_id[label.fixing], rules.follow_renames)
+            lines |= per_fix[label.fixing].get(inducing, set())
+        if lines:
+            out[inducing] = frozenset(lines)
+    return dict(sorted(out.items()))

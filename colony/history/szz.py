@@ -10,7 +10,10 @@ file a fix modifies, renames or deletes, the lines it removes are blamed at the 
   line's in the same file (matched one to one);
 * merge commits are never blamed (they carry no diff of their own; dropped by the caller).
 
-Blame runs through GitPython (``Repo.blame_incremental``), only over the counted lines.
+Blame runs through GitPython (``Repo.blame_incremental``), only over the counted lines. Each
+blamed line keeps where it came from: the blamed commit, its path there and its line number in
+that commit's version of the file (``orig_path``, ``orig_linenos``), so a fix names the very lines
+of the inducing commit it repairs (line-level labels, :func:`colony.history.labels.defective_lines`).
 
 >>> countable_lines([(3, "x=1"), (4, "   "), (5, "# note"), (6, "y = 2")], [(3, "x = 1")])
 [6]
@@ -67,12 +70,13 @@ def line_ranges(lines: list[int]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Blamed:
-    """Lines of one fixed file that one earlier commit last touched."""
+    """Lines of one fixed file that one earlier commit last touched, numbered as in that commit (``orig_lines``)."""
 
     commit: str
     lines: int
     path: str
     orig_path: str
+    orig_lines: tuple[int, ...] = ()
 
     @property
     def via_rename(self) -> bool:
@@ -81,13 +85,16 @@ class Blamed:
 
 
 def blame_lines(repo: Repo, fix: str, path: str, lines: list[int]) -> list[Blamed]:
-    """Blame ``lines`` of ``path`` as it was in the parent of ``fix``; one entry per (commit, origin path)."""
+    """Blame ``lines`` of ``path`` as it was in the parent of ``fix``; one entry per (commit, origin path).
+
+    An entry's ``orig_lines`` are the blamed lines' numbers in the blamed commit's version of ``orig_path``, ascending.
+    """
     if not lines:
         return []
     wanted = set(lines)
-    counts: Counter[tuple[str, str]] = Counter()
+    origins: dict[tuple[str, str], list[int]] = {}
     for entry in repo.blame_incremental(f"{fix}^", path, w=True, L=line_ranges(lines)):
-        hit = sum(1 for n in entry.linenos if n in wanted)
-        if hit:
-            counts[(entry.commit.hexsha, str(entry.orig_path))] += hit
-    return [Blamed(sha, n, path, orig) for (sha, orig), n in sorted(counts.items())]
+        hits = [orig for n, orig in zip(entry.linenos, entry.orig_linenos, strict=True) if n in wanted]
+        if hits:
+            origins.setdefault((entry.commit.hexsha, str(entry.orig_path)), []).extend(hits)
+    return [Blamed(sha, len(got), path, orig, tuple(sorted(got))) for (sha, orig), got in sorted(origins.items())]
