@@ -1,9 +1,12 @@
-"""Paired-locality replay: golden values, determinism, the artefact writer and ``colony replay``."""
+"""Paired-locality replay: golden values, determinism, the artefact writer, ``colony replay`` and its change part."""
 
 from __future__ import annotations
 
+import doctest
 import hashlib
+import importlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -11,9 +14,21 @@ from pathlib import Path
 
 import pytest
 
+from colony.canonical import sha256_json
 from colony.cli import main
 from colony.config import default_policy
 from colony.errors import ValidationError
+from colony.kernel.change import measure_diff
+from colony.kernel.change_risk import ChangeRisk
+from colony.research.change_examples import (
+    EXAMPLE_CHANGES,
+    EXAMPLE_PASSES,
+    PAIRED_PATH,
+    RISKY_CHANGE,
+    SAFE_CHANGE,
+    example_outcomes,
+)
+from colony.research.change_replay import run_change_replay
 from colony.research.hold_profile import hold_profile, verdicts_by_tick, verdicts_by_trust
 from colony.research.replay import (
     SAME_TARGET,
@@ -265,3 +280,125 @@ def test_bad_hold_profile_arguments_are_clear_errors(call, field: str) -> None:
     with pytest.raises(ValidationError) as err:
         call(default_policy())
     assert err.value.field == field
+
+
+# ---------------------------------------------------------------- the change term: a separate, optional part
+
+
+@pytest.fixture(scope="module")
+def change() -> dict:
+    return run_change_replay(agent_trust=0.5)
+
+
+def _learned_example_model() -> ChangeRisk:
+    """What a colony learning the example outcomes from zero knows (independently of the kernel)."""
+    model = ChangeRisk()
+    for example in example_outcomes():
+        model.learn(measure_diff(example.diff), failed=example.failed)
+    return model
+
+
+def test_the_default_record_carries_no_change_section(record: dict) -> None:
+    assert "change" not in record
+    with_change = run_paired_locality_replay(agent_trust=0.5, recovery_ticks=20, change=True)
+    assert {k: v for k, v in with_change.items() if k not in ("change", "record_sha256")} == {
+        k: v for k, v in record.items() if k != "record_sha256"
+    }
+    assert with_change["change"] == run_change_replay(agent_trust=0.5)
+    without = {k: v for k, v in with_change.items() if k != "record_sha256"}
+    assert with_change["record_sha256"] == hashlib.sha256(canonical_json(without).encode()).hexdigest()
+
+
+def test_a_risky_change_at_the_paired_target_is_held_and_names_its_lines(change: dict) -> None:
+    p = change["proposals"]
+    assert (
+        p["without_change"]
+        == run_paired_locality_replay(agent_trust=0.5, recovery_ticks=20, hold=False)["runs"]["first"]["results"][
+            "before_failure"
+        ]
+    )
+    risky = p["risky"]
+    c = risky["change"]
+    assert (risky["decision"], risky["gate_score"]) == ("hold", 0.575)
+    assert c["held"] and not c["budget_spent"] and c["risk"] > c["threshold"]
+    assert "review_the_riskiest_lines_or_make_a_smaller_change" in risky["required_evidence"]
+    assert [(x["path"], x["line"], x["added"]) for x in c["lines"]] == [
+        (PAIRED_PATH, 12, True),
+        (PAIRED_PATH, 11, True),
+        (PAIRED_PATH, 13, True),
+    ]
+    assert f"learned change risk {c['risk']:.3f} above the hold budget's threshold {c['threshold']:.3f}" in risky["reason"]
+    assert f"riskiest lines: {PAIRED_PATH}:12 (+{c['lines'][0]['score']:.2f})" in risky["reason"]
+    safe = p["safe"]
+    assert (safe["decision"], safe["gate_score"], safe["reason"]) == ("execute", 0.875, p["without_change"]["reason"])
+    assert not safe["change"]["held"] and safe["change"]["lines"] == [] and safe["change"]["risk"] < safe["change"]["threshold"]
+    assert all(change["assertions"].values()) and len(change["assertions"]) == 5
+
+
+def test_the_colony_learned_exactly_the_example_outcomes_in_order(change: dict) -> None:
+    model = _learned_example_model()
+    learned = change["learned"]
+    assert learned["outcomes"] == learned["window"] == len(EXAMPLE_CHANGES) * EXAMPLE_PASSES == len(change["history"])
+    assert learned["failures"] == sum(e.failed for e in EXAMPLE_CHANGES) * EXAMPLE_PASSES
+    assert learned["model"] == model.version == change["proposals"]["risky"]["change"]["model"]
+    for key, example in (("risky", RISKY_CHANGE), ("safe", SAFE_CHANGE)):
+        assert change["proposals"][key]["change"]["risk"] == round(model.risk(measure_diff(example.diff)), 12)
+        assert change["changes"][key]["diff"] == example.diff
+    assert [h["name"] for h in change["history"]] == [e.name for e in example_outcomes()]
+
+
+def test_the_thresholds_are_the_hold_budgets_share_of_the_changes_judged_so_far(change: dict) -> None:
+    cfg = default_policy().change
+    assert cfg.budget_unit == "changes"
+    risks = [h["risk"] for h in change["history"]]  # the risks the colony gave the examples when it judged them
+    p = change["proposals"]
+
+    def threshold(window: list[float]) -> float:
+        return sorted(window)[len(window) - 1 - math.floor(cfg.hold_budget * len(window))]
+
+    assert p["risky"]["change"]["threshold"] == threshold(risks) == change["learned"]["threshold"]
+    assert p["safe"]["change"]["threshold"] == threshold([*risks, p["risky"]["change"]["risk"]])
+
+
+def test_the_change_part_repeats_byte_for_byte(change: dict) -> None:
+    again = run_change_replay(agent_trust=0.5)
+    assert canonical_json(again) == canonical_json(change)
+    assert change["digest"] == sha256_json({k: v for k, v in change.items() if k != "digest"})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"passes": 0}, "passes"),
+        ({"passes": True}, "passes"),
+        ({"agent_trust": 0.1}, "agent_trust"),
+        ({"agent_trust": 2}, "agent_trust"),
+    ],
+)
+def test_bad_change_part_arguments_are_clear_errors(kwargs: dict, field: str) -> None:
+    with pytest.raises(ValidationError) as err:
+        run_change_replay(**kwargs)
+    assert err.value.field == field
+
+
+def test_cli_change_flag_writes_the_section_and_summarises_the_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "replay.json"
+    assert main(["replay", "--change", "--output", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["change"] == run_change_replay(agent_trust=0.5)
+    s = summary["change"]
+    assert (s["risky"]["decision"], s["safe"]["decision"], s["without_change"]["decision"]) == ("hold", "execute", "execute")
+    assert s["risky"]["held"] and s["risky"]["risk"] > s["risky"]["threshold"]
+    assert s["risky"]["riskiest_lines"][0].startswith(f"{PAIRED_PATH}:12 (+")
+    assert s["learned_outcomes"] == len(EXAMPLE_CHANGES) * EXAMPLE_PASSES and all(s["assertions"].values())
+    assert main(["replay", "--output", str(tmp_path / "plain.json")]) == 0
+    assert "change" not in json.loads(capsys.readouterr().out)
+    assert "change" not in json.loads((tmp_path / "plain.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("module", ["colony.research.change_examples", "colony.research.change_replay"])
+def test_docstring_examples_run(module: str) -> None:
+    assert doctest.testmod(importlib.import_module(module)).failed == 0

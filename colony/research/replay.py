@@ -32,6 +32,7 @@ from colony.canonical import sha256_hex
 from colony.config import Policy, default_policy
 from colony.errors import ValidationError
 from colony.models import AgentRole
+from colony.research.change_replay import run_change_replay
 from colony.research.hold_profile import DEFAULT_MAX_FAILURES, DEFAULT_TRUST_STEPS, hold_profile
 from colony.research.paired_fixture import (
     DIGITS,
@@ -161,6 +162,7 @@ def run_paired_locality_replay(
     max_failures: int = DEFAULT_MAX_FAILURES,
     trust_steps: int = DEFAULT_TRUST_STEPS,
     hold: bool = True,
+    change: bool = False,
 ) -> dict[str, Any]:
     """Run the paired fixture twice, measure how long its HOLD lasts, and return the JSON-shaped record.
 
@@ -175,10 +177,14 @@ def run_paired_locality_replay(
         hold: measure the hold profile (default). Its trust sweep builds ``trust_steps`` fresh
             kernels and costs far more than the paired runs; ``False`` leaves ``hold`` out of the
             record (what the replay benchmark times against the reference's replay).
+        change: also run the change part (:func:`colony.research.change_replay.run_change_replay`:
+            the reviewer at the paired target with a risky and a safe change, after the colony has
+            learned from example outcomes) and add it as the record's ``change`` section. Off by
+            default: without it the record is the paired fixture's alone, byte for byte as before.
 
     Returns:
         ``{schema_version, seed, inputs, runs: {first, repeat}, assertions, recovery_tick,
-        hold, semantic_digest, record_sha256}``. ``hold`` is
+        hold, [change,] semantic_digest, record_sha256}``. ``hold`` is
         :func:`colony.research.hold_profile.hold_profile` for ``agent_trust``; ``semantic_digest``
         hashes the first run's canonical JSON; ``record_sha256`` hashes the record without itself.
     """
@@ -215,6 +221,8 @@ def run_paired_locality_replay(
     }
     if held is not None:
         record["hold"] = held
+    if change:
+        record["change"] = run_change_replay(agent_trust=trust, policy=policy)
     record["record_sha256"] = sha256_hex(canonical_json(record).encode("utf-8"))
     return record
 
