@@ -65,7 +65,8 @@ def test_trust_by_hazard_grid_matches_the_gate_for_both_channels() -> None:
     for trust, hazard, channel in itertools.product(TRUSTS, HAZARDS, ("risk", "failure")):
         other = "failure" if channel == "risk" else "risk"
         _set(explorer, trust=trust, **{channel: hazard, other: 0.0})
-        _check(explorer, GateInputs(trust_score=trust, **{channel: hazard}))
+        risk, failure = (hazard, 0.0) if channel == "risk" else (0.0, hazard)
+        _check(explorer, GateInputs(trust_score=trust, risk=risk, failure=failure))
 
 
 def test_missing_budget_failures_and_role_grid_matches_the_gate() -> None:
