@@ -12,13 +12,17 @@ import importlib
 import json
 import pkgutil
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import colony
 from colony.canonical import sha256_file
 from colony.cli_tools.paths import ProjectLayout, relative
+
+if TYPE_CHECKING:
+    from colony.cli_tools.spec import CliToolSpec
 
 __all__ = ["CATEGORIES", "Entry", "ToolCollector", "collect", "docs", "figures", "notebooks", "subsystems", "tools", "workflows"]
 
@@ -218,9 +222,12 @@ class ToolCollector:
         )
 
 
-def tools() -> list[Entry]:
-    """The MCP tools: colony's eight (plus nothing attested: that needs attestation on) and the cli_* tools."""
-    from colony.cli_tools.tool_specs import ANNOTATIONS, CLI_TOOL_NAMES, DESCRIPTIONS, EXEC_TOOLS
+def tools(cli_tools: Sequence[CliToolSpec] = ()) -> list[Entry]:
+    """The MCP tools: colony's eight (plus nothing attested: that needs attestation on) and the rows ``cli_tools``.
+
+    The ``cli_*`` rows (:data:`colony.cli_tools.tool_specs.TOOLS`) are given by the caller: two of them
+    are tools over this catalog, so the catalog cannot import their table.
+    """
     from colony.mcp.registry import register_tools
     from colony.mcp.toolset import ColonyTools
 
@@ -230,18 +237,13 @@ def tools() -> list[Entry]:
         register_tools(colony_tools, ColonyTools())  # type: ignore[arg-type]
     except Exception as exc:  # the status column reports why the server's tools are unavailable
         found.append(Entry("colony_*", "tool", "", "unavailable", details={"error": f"{type(exc).__name__}: {exc}"}))
-    cli_tools = [
-        {"name": name, "description": DESCRIPTIONS[name], "read_only": bool(ANNOTATIONS[name].read_only_hint)}
-        for name in CLI_TOOL_NAMES
-    ]
-    for t in colony_tools.tools + cli_tools:
-        details = {
-            "read_only": t["read_only"],
-            "server": "colony mcp" + (" --with-cli-tools" if t["name"].startswith("cli_") else ""),
-        }
-        if t["name"] in EXEC_TOOLS:
-            details["server"] += " --enable-exec-tools"
+    for t in colony_tools.tools:
+        details = {"read_only": t["read_only"], "server": "colony mcp"}
         found.append(Entry(t["name"], "tool", _short(t["description"]), "available", colony.__version__, details=details))
+    for spec in cli_tools:
+        server = "colony mcp --with-cli-tools" + (" --enable-exec-tools" if spec.runs_code else "")
+        details = {"read_only": bool(spec.annotations.read_only_hint), "server": server}
+        found.append(Entry(spec.name, "tool", _short(spec.describe({})), "available", colony.__version__, details=details))
     return found
 
 
@@ -272,14 +274,16 @@ def docs(lay: ProjectLayout) -> list[Entry]:
     return found
 
 
-def collect(lay: ProjectLayout, categories: tuple[str, ...] = CATEGORIES) -> list[Entry]:
-    """The entries of the requested categories, in category order."""
+def collect(
+    lay: ProjectLayout, categories: tuple[str, ...] = CATEGORIES, *, cli_tools: Sequence[CliToolSpec] = ()
+) -> list[Entry]:
+    """The entries of the requested categories, in category order; ``cli_tools``: the ``cli_*`` rows to list."""
     sources = {
         "subsystem": subsystems,
         "notebook": lambda: notebooks(lay),
         "figure": lambda: figures(lay),
         "workflow": workflows,
-        "tool": tools,
+        "tool": lambda: tools(cli_tools),
         "doc": lambda: docs(lay),
     }
     return [e for c in categories for e in sources[c]()]

@@ -18,13 +18,16 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from collections.abc import Iterable
-from typing import Any, Final
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 from colony.cli_tools.catalog import CATEGORIES, Entry, collect
 from colony.cli_tools.failures import tool_errors
 from colony.cli_tools.paths import find_project, layout
 from colony.errors import ValidationError
+
+if TYPE_CHECKING:
+    from colony.cli_tools.spec import CliToolSpec
 
 __all__ = ["DEFAULT_LIMIT", "MAX_QUERY_CHARS", "rank", "skills_search"]
 
@@ -98,14 +101,22 @@ def _category(category: str | None) -> tuple[str, ...]:
 
 @tool_errors(PREFIX)
 def skills_search(
-    query: str, *, category: str | None = None, limit: int = DEFAULT_LIMIT, project: str | os.PathLike[str] | None = None
+    query: str,
+    *,
+    category: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    project: str | os.PathLike[str] | None = None,
+    cli_tools: Sequence[CliToolSpec] = (),
 ) -> dict[str, Any]:
-    """Rank everything the project offers against ``query``; ``total_results`` counts matches before ``limit``."""
+    """Rank everything the project offers against ``query``; ``total_results`` counts matches before ``limit``.
+
+    ``cli_tools``: the ``cli_*`` tool rows to search too (:data:`colony.cli_tools.tool_specs.TOOLS`; none by default).
+    """
     text = _clean_query(query)
     categories = _category(category)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise ValidationError("limit", "must be a positive integer", value=limit)
-    ranked = rank(text, collect(layout(find_project(project)), categories))
+    ranked = rank(text, collect(layout(find_project(project)), categories, cli_tools=cli_tools))
     results = [
         {
             "name": e.name,

@@ -35,5 +35,7 @@ def _text(result: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     """List the modules."""
     from colony.cli_tools.modules import show_modules
+    from colony.cli_tools.tool_specs import TOOLS
 
-    return emit(args, show_modules(filter_status=args.status, include_details=args.details, project=args.project), _text)
+    result = show_modules(filter_status=args.status, include_details=args.details, project=args.project, cli_tools=TOOLS)
+    return emit(args, result, _text)

@@ -31,6 +31,8 @@ def _text(result: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Search and print the ranked matches."""
     from colony.cli_tools.search import skills_search
+    from colony.cli_tools.tool_specs import TOOLS
 
-    result = skills_search(" ".join(args.query), category=args.category, limit=args.limit, project=args.project)
+    query = " ".join(args.query)
+    result = skills_search(query, category=args.category, limit=args.limit, project=args.project, cli_tools=TOOLS)
     return emit(args, result, _text)

@@ -1,15 +1,16 @@
 """Access rules for MCP tool calls: identity comes from credentials, admin tools need an operator.
 
 :class:`AccessPolicy` is applied by the server to every tool call, before the SDK parses
-the arguments (so one place covers the colony tools, the ``cli_*`` tools and whatever
-is registered later):
+the arguments (so one place covers the identity of the colony tools, the ``cli_*`` tools
+and whatever is registered later):
 
 * a caller bound to an agent (an agent's own token over HTTP, ``--agent-id`` on stdio) may
   only act as that agent: an identity argument (``agent_id``, or ``actor_id`` of the
   attested lifecycle) that names someone else is refused, and a missing one is filled in
   from the credentials. Operators may read any agent's profile;
-* the tools in :data:`OPERATOR_TOOLS` (tick, pruning, calibration, the tools that write
-  files or run code) need operator rights;
+* the tools in :data:`OPERATOR_TOOLS` (tick, pruning, the gateway's approvals) need operator
+  rights, and so do the ``cli_*`` tools that write files or run code (their rows say so;
+  their registration refuses other callers with :func:`require_operator`);
 * in registry-only mode, an ``agent_id`` must name a registered, unrevoked agent.
 
 >>> policy = AccessPolicy(bound=Caller("ant-1", False, "stdio"))
@@ -33,30 +34,29 @@ from typing import TYPE_CHECKING, Any, Final
 
 from colony.errors import ValidationError
 from colony.mcp.auth import UNBOUND, Caller, caller
+from colony.mcp.gateway.approval import APPROVE_TOOL, LIST_TOOL
 from colony.mcp.tools import TOOLS
 
 if TYPE_CHECKING:
     from colony.mcp.agents import AgentRegistry
 
-__all__ = ["IDENTITY_ARGUMENTS", "OPERATOR_TOOLS", "AccessPolicy"]
+__all__ = ["IDENTITY_ARGUMENTS", "OPERATOR_TOOLS", "AccessPolicy", "require_operator"]
 
 #: Tool → the argument that names who acts (from the tools' signatures).
 IDENTITY_ARGUMENTS: Final[Mapping[str, str]] = {spec.name: spec.identity for spec in TOOLS if spec.identity is not None}
 #: Tools whose identity argument only names whom to read (the read-only ones): an operator may name any agent.
 READ_SUBJECT_TOOLS: Final = frozenset(spec.name for spec in TOOLS if spec.identity and spec.annotations.read_only_hint)
-#: Tools only an operator may call: time, pruning, calibration, and the tools that write files or run code.
-OPERATOR_TOOLS: Final = frozenset(
-    {
-        *(spec.name for spec in TOOLS if spec.operator),
-        "colony_calibrate_agent",
-        "cli_project_create",
-        "cli_ai_generate",
-        "cli_workflow_run",
-        "cli_run_quick",
-        "colony_approve_hold",  # the gateway's: releasing a held call is a person's decision, not the agent's
-        "colony_held_calls",
-    }
-)
+#: Tools only an operator may call, from their tables: time and pruning (the rows of :data:`TOOLS` marked
+#: ``operator``) and the gateway's approval tools (releasing a held call is a person's decision). The ``cli_*``
+#: rows marked ``operator`` (the tools that write files or run code) refuse other callers where they are
+#: registered (:mod:`colony.cli_tools.mcp`), with :func:`require_operator` too.
+OPERATOR_TOOLS: Final = frozenset({*(spec.name for spec in TOOLS if spec.operator), APPROVE_TOOL, LIST_TOOL})
+
+
+def require_operator(tool: str, who: Caller) -> None:
+    """Return if ``who`` has operator rights, else ValidationError naming ``tool``: the one wording of that refusal."""
+    if not who.operator:
+        raise ValidationError(tool, f"only an operator may call this tool; {who.agent_id!r} is an agent")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +85,8 @@ class AccessPolicy:
     def admit(self, tool: str, arguments: Mapping[str, Any], who: Caller | None = None) -> dict[str, Any]:
         """The arguments ``tool`` runs with for ``who`` (default: :meth:`who`), or ValidationError; never mutates ``arguments``."""
         who = self.who() if who is None else who
-        if tool in OPERATOR_TOOLS and not who.operator:
-            raise ValidationError(tool, f"only an operator may call this tool; {who.agent_id!r} is an agent")
+        if tool in OPERATOR_TOOLS:
+            require_operator(tool, who)
         args = dict(arguments)
         name = IDENTITY_ARGUMENTS.get(tool)
         if name is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -13,7 +14,9 @@ import httpx
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
+from pydantic import TypeAdapter
 
+from colony.mcp.spec import ToolSpec
 from testkit.mcp_http import SERVER_MODULE, Server, spawn_http_server
 from testkit.mcp_http import register_agents as register_agents  # the tests' name for it
 
@@ -231,3 +234,17 @@ def start_http_server(
     """
     spawned = spawn_http_server(*args, token=token, command=command, timeout=timeout)
     return ServerProcess(spawned.proc, spawned.lines, spawned.url)  # the same stderr list, still filled as it runs
+
+
+def input_schema(spec: ToolSpec) -> dict[str, Any]:
+    """The input schema a tool table's row implies: one property per parameter of its MCP signature, as annotated."""
+    properties: dict[str, Any] = {}
+    required = []
+    for p in spec.mcp_signature.parameters.values():
+        prop = {**TypeAdapter(p.annotation).json_schema(), "title": p.name.replace("_", " ").title()}
+        if p.default is inspect.Parameter.empty:
+            required.append(p.name)
+        else:
+            prop["default"] = p.default
+        properties[p.name] = prop
+    return {"type": "object", "properties": properties, **({"required": required} if required else {})}

@@ -108,6 +108,7 @@ def test_registry_only_refuses_unregistered_and_revoked_ids() -> None:
 
 
 def test_every_tool_that_writes_files_or_runs_code_is_for_operators() -> None:
-    from colony.cli_tools.mcp import EXEC_TOOLS, WRITING_TOOLS
+    from colony.cli_tools.tool_specs import EXEC_TOOLS, TOOLS, WRITING_TOOLS
 
-    assert set(WRITING_TOOLS) | set(EXEC_TOOLS) | {"colony_tick", "colony_pruning_report"} <= OPERATOR_TOOLS
+    assert {"colony_tick", "colony_pruning_report", "colony_approve_hold", "colony_held_calls"} <= OPERATOR_TOOLS
+    assert {spec.name for spec in TOOLS if spec.operator} == set(WRITING_TOOLS) | set(EXEC_TOOLS)  # refused where registered

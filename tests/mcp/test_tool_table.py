@@ -18,9 +18,9 @@ from colony import mcp_tools
 from colony.kernel import ColonyKernelConfig
 from colony.mcp import access
 from colony.mcp.server import build_server
-from colony.mcp.spec import ToolSpec
 from colony.mcp.tools import ATTESTED_TOOL_NAMES, TOOL_NAMES, TOOLS, policy_values
 from colony.mcp.toolset import ColonyTools
+from tests.mcp.support import input_schema
 
 pytestmark = pytest.mark.anyio
 
@@ -28,20 +28,6 @@ pytestmark = pytest.mark.anyio
 async def _listed(tools: ColonyTools) -> list[Any]:
     async with Client(build_server(tools)) as client:
         return list((await client.list_tools()).tools)
-
-
-def _input_schema(spec: ToolSpec) -> dict[str, Any]:
-    """The input schema the table's row implies: one property per parameter, as its annotation states it."""
-    properties: dict[str, Any] = {}
-    required = []
-    for p in spec.mcp_signature.parameters.values():
-        prop = {**TypeAdapter(p.annotation).json_schema(), "title": p.name.replace("_", " ").title()}
-        if p.default is inspect.Parameter.empty:
-            required.append(p.name)
-        else:
-            prop["default"] = p.default
-        properties[p.name] = prop
-    return {"type": "object", "properties": properties, **({"required": required} if required else {})}
 
 
 @pytest.mark.parametrize("attestation", ["disabled", "optional"])
@@ -56,7 +42,7 @@ async def test_the_listed_tools_are_the_table(attestation: str) -> None:
         assert tool.annotations == spec.annotations
         assert tool.output_schema == TypeAdapter(spec.output).json_schema()
         schema = {k: v for k, v in tool.input_schema.items() if k != "title"}
-        assert schema == _input_schema(spec), spec.name
+        assert schema == input_schema(spec), spec.name
         assert list(tool.input_schema["properties"]) == list(spec.mcp_signature.parameters)
 
 
