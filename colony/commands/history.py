@@ -11,6 +11,8 @@ counts the commits of each agent and bot signature (``colony/config/agents.yaml`
 checks committed datasets against their manifests and exits 1 on a mismatch.
 ``colony history report REPO_OR_DATASET [--output DIR]`` writes a report of one history (HTML, a
 papermill-run notebook and its JSON) to ``output/history_report/<name>/``.
+``colony history prior --data DIR [--dataset NAME ...] [--leave-out NAME] --output FILE`` fits a
+change-risk prior on committed datasets (:mod:`colony.history.prior`) and prints its sha256.
 """
 
 from __future__ import annotations
@@ -97,6 +99,21 @@ def register(subparsers: Any) -> None:
     rp.add_argument("--quiet", action="store_true", help="no progress")
     rp.add_argument("--json", action="store_true", help="print where the report went as JSON")
     rp.set_defaults(func=report_command, extra="research")
+    pr = actions.add_parser(
+        "prior", help="fit a change-risk prior on committed datasets (the packaged prior, or a study's leave-one-out one)"
+    )
+    pr.add_argument("--data", default=DEFAULT_OUTPUT, help=f"dataset directory (default {DEFAULT_OUTPUT})")
+    pr.add_argument(
+        "--dataset",
+        action="append",
+        metavar="NAME",
+        help="fit on this dataset (repeatable; default: the configured datasets the directory holds, else all it holds)",
+    )
+    pr.add_argument("--leave-out", metavar="NAME", help="leave this dataset out (the study's prior for that repository)")
+    pr.add_argument("--output", required=True, help="the prior file to write (.json.gz)")
+    pr.add_argument("--config", help="a history.yaml (labels, horizon) instead of the packaged one")
+    pr.add_argument("--json", action="store_true", help="print the prior's digest and provenance as JSON")
+    pr.set_defaults(func=prior_command)
     ve = actions.add_parser("verify", help="check committed datasets against their manifests")
     ve.add_argument(
         "manifests", nargs="*", metavar="MANIFEST", help=f"manifest files (default: {DEFAULT_OUTPUT}/*.manifest.json)"
@@ -204,6 +221,27 @@ def agents_command(args: argparse.Namespace) -> int:
     print(f"{args.source}: {counts['commits']} commits; " + ", ".join(f"{k} {n}" for k, n in counts["kinds"].items()))
     for sid, row in counts["signatures"].items():
         print(f"  {row['commits']:>7}  {sid:<28} {row['kind']:<6} {row['tool']}")
+    return 0
+
+
+def prior_command(args: argparse.Namespace) -> int:
+    from colony.history.config import load_history_config
+    from colony.history.prior import fit_history_prior, prior_datasets
+    from colony.kernel.change_prior import write_prior
+
+    cfg = load_history_config(args.config)
+    names = prior_datasets(cfg, args.data, args.dataset, args.leave_out)
+    prior = fit_history_prior(args.data, names, cfg)
+    path = write_prior(prior, args.output)
+    if args.json:
+        payload = {"success": True, "path": str(path), "sha256": prior.sha256, "provenance": dict(prior.provenance)}
+        print(json.dumps(payload, sort_keys=True))
+    else:
+        counts = prior.provenance["counts"]
+        print(
+            f"{path}: fitted on {', '.join(names)} ({counts['learned']} changes, {counts['failed']} failed), "
+            f"{path.stat().st_size} bytes, sha256 {prior.sha256}"
+        )
     return 0
 
 
