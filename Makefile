@@ -31,7 +31,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks
 
 # the full sensitivity sweep of the synthetic study (Dask LocalCluster; SCHEDULER=ADDRESS for a real cluster);
-# writes output/benchmarks/sweep.json, which the build reads instead of running its reduced grid
+# writes output/study/sweep.json, which the build reads instead of running its reduced grid
 sweep: $(STAMP)
 	$(PY) -m colony.cli study sweep $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 

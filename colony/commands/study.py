@@ -9,8 +9,8 @@ adds the trade-off curves (``tradeoff.json``) and ``--adversarial`` the adversar
 traces alone; with ``--check`` it exits 1 unless it equals the study file's analysis.
 ``colony study sweep [--grid full|reduced] [--workers N | --scheduler ADDRESS | --serial]``
 runs the sensitivity grid of ``research.yaml`` on Dask (a LocalCluster by default) and writes
-its verdict distributions (full grid: ``output/benchmarks/sweep.json``, where the build reads
-it; reduced grid: ``output/research/sweep.json``).
+its verdict distributions (full grid: ``output/study/sweep.json``, where the build reads it;
+reduced grid: ``output/research/sweep.json``). ``output/benchmarks/`` holds performance measurements only.
 
 ``colony benchmark`` is the command's former name (it clashed with ``benchmarks/``, the performance
 measurements): it still works, with one line on stderr naming ``colony study``.
@@ -30,7 +30,7 @@ from typing import Any
 from colony.errors import ValidationError
 
 DEFAULT_OUTPUT = "output/research"
-SWEEP_OUTPUT = {"full": "output/benchmarks/sweep.json", "reduced": "output/research/sweep.json"}
+SWEEP_OUTPUT = {"full": "output/study/sweep.json", "reduced": "output/research/sweep.json"}
 
 
 def _integer(minimum: int, what: str) -> Callable[[str], int]:
@@ -246,7 +246,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     if args.serial and args.scheduler:
         raise ValidationError("--serial", "cannot be combined with --scheduler")
     root = Path(os.environ.get("COLONY_OUTPUT", "output"))
-    full = root / "benchmarks" / "sweep.json"
+    full = root / SWEEP_OUTPUT["full"].removeprefix("output/")
     if args.if_no_full and full.is_file():
         print(json.dumps({"skipped": True, "reason": f"{full} exists"}))
         return 0

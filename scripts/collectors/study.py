@@ -214,11 +214,11 @@ def _fragile_effect_zero(data: Any) -> dict[str, Any]:
 
 
 def _sweep(ctx: CollectContext) -> dict[str, Any]:
-    """The full sweep (``benchmarks/sweep.json``, from ``make sweep``) when it exists, else the build's reduced grid."""
-    data: Any = benchmark(ctx.snapshot, "sweep")
+    """The full sweep (``study/sweep.json``, from ``make sweep``) when it exists, else the build's reduced grid."""
+    full = ctx.config.out.root / "study" / "sweep.json"
     reduced = ctx.config.out.root / "research" / "sweep.json"
-    if not data and reduced.is_file():
-        data = ctx.read_json(reduced)
+    found = next((p for p in (full, reduced) if p.is_file()), None)
+    data: Any = ctx.read_json(found) if found is not None else {}
     flips = dig(data, "summary", "flips", default=[])
     return {
         "present": bool(data),
@@ -258,7 +258,7 @@ def _mutation(ctx: CollectContext) -> dict[str, Any]:
     inputs=(
         "{output}/research/study.json",
         "{output}/research/sweep.json",
-        "{output}/benchmarks/sweep.json",
+        "{output}/study/sweep.json",
         "{output}/benchmarks/mutation.json",
     ),
 )

@@ -89,7 +89,7 @@ def test_cli_sweep_writes_the_reduced_grid_and_skips_when_a_full_result_exists(t
     assert "sweep: 1/1 cells, default seed 0" in proc.stderr and "LocalCluster(2 workers)" in proc.stderr
     written = json.loads((tmp_path / "out" / "research" / "sweep.json").read_text())
     assert written["grid"] == "reduced" and written["timing"]["cells"] == 1 and len(written["cells"]) == 1
-    full = tmp_path / "out" / "benchmarks" / "sweep.json"
+    full = tmp_path / "out" / "study" / "sweep.json"  # a study result, not a benchmark
     full.parent.mkdir(parents=True)
     full.write_text("{}")
     again = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)

@@ -112,3 +112,22 @@ def test_templates_may_not_read_time_fields(project: BuildConfig) -> None:
     section.write_text(section.read_text(encoding="utf-8") + "\nBuilt << build.generated_at >>.\n", encoding="utf-8")
     with pytest.raises(BuildError, match="time fields"):
         variables.run(project)
+
+
+def test_the_full_sweep_is_read_from_the_study_output_not_from_the_benchmarks(project: BuildConfig) -> None:
+    """``colony study sweep`` writes output/study/sweep.json; output/benchmarks/ holds performance measurements only."""
+    from scripts.collectors.study import _sweep
+
+    out = project.out.root
+    (out / "research").mkdir(parents=True, exist_ok=True)
+    (out / "research" / "sweep.json").write_text(json.dumps({"grid": "reduced", "seeds": 1}), encoding="utf-8")
+    (out / "benchmarks").mkdir(parents=True, exist_ok=True)
+    (out / "benchmarks" / "sweep.json").write_text(json.dumps({"grid": "full", "seeds": 9}), encoding="utf-8")
+    assert _sweep(CollectContext(project))["grid"] == "reduced"  # a sweep among the benchmarks is not the study's
+    (out / "study").mkdir()
+    (out / "study" / "sweep.json").write_text(json.dumps({"grid": "full", "seeds": 10}), encoding="utf-8")
+    assert (_sweep(CollectContext(project))["grid"], _sweep(CollectContext(project))["seeds"]) == ("full", 10)
+    assert (
+        "{output}/study/sweep.json" in REGISTRY["study"].inputs
+        and "{output}/benchmarks/sweep.json" not in REGISTRY["study"].inputs
+    )
