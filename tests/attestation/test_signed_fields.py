@@ -169,3 +169,32 @@ def test_a_busy_valid_state_file_verifies(kernel: ColonyKernel, state: Path, cap
     assert status.valid, status.to_dict()
     code, report = _verify(state, capsys)
     assert code == 0, report
+
+
+def _edit(spec: str, statement: str) -> None:
+    """Run one statement on the state behind ``spec`` from outside the kernel (a file, or a database URL)."""
+    if spec.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(spec, autocommit=True) as pg:
+            pg.execute(statement)
+        return
+    conn = sqlite3.connect(spec, isolation_level=None)
+    conn.execute(statement)
+    conn.close()
+
+
+def test_the_nulled_parent_attack_fails_on_both_backends(state_spec: str) -> None:
+    k = ColonyKernel(ColonyKernelConfig(state_path=state_spec, attestation_mode="optional", attestation_key=KEY))
+    try:
+        k.calibrate_agent("agent-a", trust_score=0.5)
+        p = _executed(k)
+        k.authorize_execution(p.proposal_id, "operator")
+        _edit(state_spec, "UPDATE attestation_events SET parent_event_id = NULL WHERE event_type = 'execution_authorization'")
+        with pytest.raises(AttestationError) as info:
+            k.authorize_execution(p.proposal_id, "operator")
+        assert info.value.status == "bad_index"
+        status = k.attestation_status()
+        assert status is not None and status.status == "bad_index"
+    finally:
+        k.close()
