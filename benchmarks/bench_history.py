@@ -147,6 +147,49 @@ def bench_replay(name: str) -> dict[str, Any]:
     }
 
 
+SENSITIVITY_BUDGETS = (0.05, 0.20)  # PREREGISTRATION_V2.md: hold budgets of 5% and 20% of changes
+
+
+def bench_replay_v2(name: str, data_dir: Path = DATA) -> dict[str, Any]:
+    """Seconds per kernel v2 replay of one repository (issue #25: the whole study v2 <= 90 s per repository).
+
+    The study's leave-one-out prior is fitted first (on every other configured dataset in ``data_dir``);
+    then the primary v2 replay (both kernels in lockstep), and each ablation and sensitivity replay of the
+    v2 kernel alone (``v1=False``), each timed with the load it ran under.
+    """
+    from colony.history.kernel_v2 import KERNEL_VARIANTS, KernelV2
+    from colony.history.prior import fit_history_prior, prior_datasets
+
+    cfg = load_history_config()
+    records = list(read_records(dataset_paths(data_dir, name)[0]))
+    if "change" not in records[0]:
+        return {"measured": False, "reason": f"{name} in {data_dir} has no measured changes: re-extract it"}
+    others = [n for n in cfg.datasets if n != name and dataset_paths(data_dir, n)[1].is_file()]
+    prior, prior_s, before = timed(
+        lambda: fit_history_prior(data_dir, prior_datasets(cfg, data_dir, others), cfg) if others else None
+    )
+    labels = derive_labels(records, cfg.labels.rules())
+    settings = ReplaySettings(horizon_days=cfg.replay.horizon_days, tick_seconds=cfg.replay.tick_seconds)
+    runs: list[tuple[str, KernelV2, bool]] = [("v1 + kernel_v2 (lockstep)", KernelV2(prior=prior), True)]
+    runs += [(variant, KernelV2(prior=prior, variant=variant), False) for variant in KERNEL_VARIANTS]
+    runs += [(f"hold_budget={b:g}", KernelV2(prior=prior, hold_budget=b), False) for b in SENSITIVITY_BUDGETS]
+    runs.append(("no prior", KernelV2(prior=None), False))
+    out: dict[str, Any] = {"measured": True, "commits": sum(not r["merge"] for r in records), "prior_from": others,
+                           "prior_fit_s": prior_s, "prior_load_before": before, "replays": {}}  # fmt: skip
+    _, v1_s, v1_load = timed(lambda: replay(records, labels, settings, default_policy()))
+    out["v1_alone_s"] = v1_s
+    print(f"{name} v2: prior from {others or 'nothing'} fitted in {prior_s:.1f} s (load {before}); v1 replay alone "
+          f"{v1_s:.1f} s (load {v1_load})")  # fmt: skip
+    for label, v2, with_v1 in runs:
+        _, s, load_before = timed(lambda v2=v2, with_v1=with_v1: replay(records, labels, settings, default_policy(),
+                                                                        v2=v2, v1=with_v1))  # fmt: skip
+        out["replays"][label] = {"seconds": s, "load_before": load_before}
+        print(f"{name} v2 replay {label}: {s:.1f} s ({s / out['commits'] * 1e6:.0f} µs/commit), load {load_before}")
+    out["all_v2_replays_s"] = prior_s + sum(x["seconds"] for x in out["replays"].values())
+    print(f"{name} v2: the prior and all {len(runs)} v2 replays {out['all_v2_replays_s']:.1f} s")
+    return out
+
+
 def bench_study(workers: int) -> dict[str, Any]:
     from colony.history.study import run_study, variants
 
@@ -164,8 +207,15 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_history", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="only the OpenHands replay (no extraction, no study)")
     parser.add_argument("--bundles", type=Path, default=BUNDLES, help=f"directory of the git bundles (default {BUNDLES})")
+    parser.add_argument("--replay-v2", action="store_true", help="only the kernel v2 replays (their prior, variants)")
+    parser.add_argument("--data", type=Path, default=DATA, help=f"the datasets the v2 replays read (default {DATA})")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {"load_at_start": load(), "quick": args.quick}
+    if args.replay_v2:
+        results["replay_v2"] = {name: bench_replay_v2(name, args.data) for name in load_history_config().datasets}
+        results["load_at_end"] = load()
+        print(f"wrote {write_artefact('history_v2', results)}")
+        return 0
     if args.quick:
         results["replay"] = {"openhands": bench_replay("openhands")}
     else:

@@ -15,7 +15,7 @@ timestamp).
   ``change.prior_sha256``) is fitted on every dataset ``history.yaml`` names:
   ``colony history prior --data data/history --output colony/config/change_prior.json.gz``.
 * The study's prior for repository R is fitted on every other dataset (``--leave-out R``;
-  :func:`prior_datasets`), so no evaluated commit is learned before it is replayed.
+  :func:`leave_one_out_prior`), so no evaluated commit is learned before it is replayed.
 """
 
 from __future__ import annotations
@@ -30,16 +30,17 @@ from colony.config import ChangePolicy, default_policy
 from colony.errors import ValidationError
 from colony.history.changes import check_settings
 from colony.history.config import HistoryConfig
-from colony.history.dataset import dataset_paths, read_records, verify_dataset
+from colony.history.dataset import dataset_paths, read_manifest, read_records, verify_dataset
 from colony.history.labels import derive_labels
 from colony.history.replay import ReplaySettings, commit_outcomes
 from colony.kernel.change import ChangeRecord
 from colony.kernel.change_prior import ChangePrior, fit_prior
 from colony.kernel.change_risk import ChangeRisk
 
-__all__ = ["LabelledChange", "change_stream", "fit_history_prior", "prior_datasets"]
+__all__ = ["LabelledChange", "change_stream", "fit_history_prior", "leave_one_out_prior", "prior_datasets"]
 
 _SOURCE = Path(__file__)
+_FITTED: dict[tuple[Any, ...], ChangePrior] = {}  # leave-one-out priors fitted in this process (a few)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,3 +144,18 @@ def fit_history_prior(
         "code_sha256": hashlib.sha256(_SOURCE.read_bytes()).hexdigest(),
     }
     return fit_prior(((item[3], item[4]) for item in merged), provenance=provenance, policy=cp)
+
+
+def leave_one_out_prior(data_dir: str | Path, name: str, cfg: HistoryConfig) -> ChangePrior:
+    """The study's prior for repository ``name``: fitted on every other dataset the study reads from ``data_dir``.
+
+    Fitted once per process for the same datasets (their manifests' ``sha256_gz``) and configuration.
+    """
+    names = prior_datasets(cfg, data_dir, leave_out=name)
+    digests = tuple((n, read_manifest(dataset_paths(data_dir, n)[1]).get("sha256_gz")) for n in names)
+    key = (str(Path(data_dir).resolve()), digests, cfg.sha256)
+    if key not in _FITTED:
+        if len(_FITTED) >= 8:
+            _FITTED.pop(next(iter(_FITTED)))
+        _FITTED[key] = fit_history_prior(data_dir, names, cfg)
+    return _FITTED[key]

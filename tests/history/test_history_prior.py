@@ -14,7 +14,7 @@ from colony.errors import ConfigError, ValidationError
 from colony.history.config import load_history_config
 from colony.history.dataset import DatasetMismatchError, dataset_paths, read_manifest
 from colony.history.labels import derive_labels
-from colony.history.prior import change_stream, fit_history_prior, prior_datasets
+from colony.history.prior import change_stream, fit_history_prior, leave_one_out_prior, prior_datasets
 from colony.history.replay import ReplaySettings, replay
 from colony.kernel.change import ChangeRecord
 from colony.kernel.change_prior import ChangePrior, fit_prior, load_prior, write_prior
@@ -74,20 +74,34 @@ def test_the_same_datasets_give_the_same_bytes_and_the_file_loads(data_dir, tmp_
     assert loaded is not None and loaded.sha256 == json.loads(gzip.decompress(a.read_bytes()))["sha256"]
 
 
-def test_several_datasets_are_merged_in_commit_time_order(data_dir, tmp_path):
+def two_copies(data_dir, tmp_path):
+    """A data directory holding the fixture dataset twice, as ``one`` and ``two``."""
     data = tmp_path / "data"
     data.mkdir()
-    for name in ("one", "two"):  # the fixture twice, under two names: every change is learned twice, interleaved
+    for name in ("one", "two"):
         for src, dst in zip(dataset_paths(data_dir, "fixture"), dataset_paths(data, name), strict=True):
             shutil.copy(src, dst)
         manifest = json.loads(dst.read_text())
         dst.write_text(json.dumps({**manifest, "file": f"{name}.jsonl.gz"}))
+    return data
+
+
+def test_several_datasets_are_merged_in_commit_time_order(data_dir, tmp_path):
+    data = two_copies(data_dir, tmp_path)  # every change is learned twice, interleaved
     both = fit_history_prior(data, ["two", "one"], CFG)
     stream, _ = change_stream(list(_records(data_dir)), CFG)
     twice = fit_prior([(c.record, c.failed) for c in stream for _ in range(2)], provenance={})
     assert both.state == twice.state
     assert [d["name"] for d in both.provenance["datasets"]] == ["one", "two"]
     assert both.provenance["counts"] == {"learned": 14, "failed": 4}
+
+
+def test_the_leave_one_out_prior_is_fitted_on_the_others_once(data_dir, tmp_path):
+    data = two_copies(data_dir, tmp_path)
+    prior = leave_one_out_prior(data, "one", CFG)
+    assert [d["name"] for d in prior.provenance["datasets"]] == ["two"]
+    assert prior == fit_history_prior(data, ["two"], CFG)
+    assert leave_one_out_prior(data, "one", CFG) is prior
 
 
 def _records(directory):
