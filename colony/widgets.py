@@ -39,12 +39,13 @@ from colony.notebooks.fixtures import COMPLETENESS_FIELDS, DECISION_CODES, decay
 from colony.research.change_examples import EXAMPLE_CHANGES, RISKY_CHANGE, SAFE_CHANGE, ExampleScorer, ScoredChange
 from colony.research.replay import DEFAULT_AGENT_TRUST
 
-__all__ = ["CHANGE_LINES_CLASS", "CHANGE_RISK_CLASS", "DECISION_CLASS", "DecayExplorer", "GateExplorer"]
+__all__ = ["CHANGE_EXAMPLE_CLASS", "CHANGE_LINES_CLASS", "CHANGE_RISK_CLASS", "DECISION_CLASS", "DecayExplorer", "GateExplorer"]
 
 DECISION_CLASS = "colony-gate-decision"  # CSS class of the decision text (browser tests find it)
 CHANGE_RISK_CLASS = "colony-change-risk"  # CSS class of the change-risk slider
+CHANGE_EXAMPLE_CLASS = "colony-change-example"  # CSS class of the example-change picker
 CHANGE_LINES_CLASS = "colony-change-lines"  # CSS class of the example change's measured risk and riskiest lines
-_EXAMPLES = {e.name: e for e in (SAFE_CHANGE, RISKY_CHANGE, *EXAMPLE_CHANGES)}
+_EXAMPLES = {e.name: e for e in (SAFE_CHANGE, RISKY_CHANGE, *EXAMPLE_CHANGES)}  # the picker's order: the safe one first
 _BAND_COLOURS = ("#e45756", "#f2b447", "#54a24b")  # refuse, hold, execute
 _UNIT_TRACE = 1.0  # the decay explorer's initial deposit: a unit trace
 
@@ -123,12 +124,12 @@ class GateExplorer:
         self._change_controls(style, layout)
         self.decision = widgets.HTML()
         self.decision.add_class(DECISION_CLASS)
-        self.details = widgets.HTML()
+        self.details = widgets.HTML(layout={"width": "30em"})
         self.heatmap = widgets.Image(format="png", layout=widgets.Layout(width="34em", height="auto"))
         self._grid_cache: dict[tuple[Any, ...], tuple[list[list[int]], list[list[float]]]] = {}
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
-        panel = widgets.VBox([*self.controls.values(), self.decision, self.details])
+        panel = widgets.VBox([*self.controls.values(), self.decision, self.details], layout={"min_width": "30em"})
         top = widgets.Layout(align_items="flex-start")
         change = widgets.VBox([self.change_example, self.change_diff, self.change_info])
         self.widget = widgets.HBox([panel, widgets.VBox([self.heatmap, change]) if render else change], layout=top)
@@ -146,15 +147,11 @@ class GateExplorer:
             "change_budget_room": widgets.Checkbox(value=True, description="hold budget has room", style=style),
         }
         self.controls["change_risk"].add_class(CHANGE_RISK_CLASS)
-        self.change_example = widgets.Dropdown(
-            options=[(f"{e.name} ({'failed' if e.failed else 'passed'})", e.name) for e in _EXAMPLES.values()],
-            value=SAFE_CHANGE.name,
-            description="example change",
-            style=style,
-            layout=layout,
-        )
-        self.change_diff = widgets.Textarea(value=SAFE_CHANGE.diff, rows=9, continuous_update=False, layout={"width": "40em"})
-        self.change_info = widgets.HTML()
+        labels = [(f"{e.name} ({'failed' if e.failed else 'passed'})", e.name) for e in _EXAMPLES.values()]
+        self.change_example = widgets.Dropdown(options=labels, description="example change", style=style, layout=layout)
+        self.change_example.add_class(CHANGE_EXAMPLE_CLASS)
+        self.change_diff = widgets.Textarea(value=SAFE_CHANGE.diff, rows=9, continuous_update=False, layout={"width": "36em"})
+        self.change_info = widgets.HTML(layout={"width": "38em"})
         self.change_info.add_class(CHANGE_LINES_CLASS)
         self.change_example.observe(lambda c: setattr(self.change_diff, "value", _EXAMPLES[c["new"]].diff), names="value")
         self.change_diff.observe(self._on_diff, names="value")
@@ -267,17 +264,19 @@ class GateExplorer:
         error = f'<p style="color:#e45756">not measured: {html.escape(self._diff_error)}</p>' if self._diff_error else ""
         r = sc.change.record
         return (
+            '<div style="width:34em;white-space:normal">'
             f"<p><b>hold threshold {a.threshold:.3f}</b>: the largest learned risk the hold budget lets pass. The policy "
             f"may hold change.hold_budget = {cp.hold_budget:.0%} of the last change.window = {cp.window} {cp.budget_unit} "
             f"on their risk; a window holding the example prior's {len(self.scorer.prior.reference)} reference changes "
             f"puts it at {self.scorer.threshold:.3f}. Above it a change is held while the budget has room, and passes "
             "with a warning when it has none.</p>"
-            f'<p>verdict by change risk (marker: {a.risk:.3f})</p><div style="position:relative;display:flex;width:34em;'
+            f'<p>verdict by change risk (marker: {a.risk:.3f})</p><div style="position:relative;display:flex;width:100%;'
             f'height:1.5em;line-height:1.5em;font-size:0.85em">{bands}{marker}</div>{error}'
-            f"<p>the diff: LA {r.la}, LD {r.ld}, {r.nf} file(s); learned risk <b>{sc.risk:.3f}</b> by the example prior "
-            f"({len(EXAMPLE_CHANGES)} example changes and their outcomes, learned in order). Its riskiest lines (the sum of "
-            "each line's token weights), which the verdict names above the threshold:</p>"
-            f"<table><tr><th>line</th><th>side</th><th>score</th><th>text</th></tr>{rows}</table>"
+            f"<p>the diff (edit it: colony measures it when the text area loses focus): LA {r.la}, LD {r.ld}, {r.nf} "
+            f"file(s); learned risk <b>{sc.risk:.3f}</b> by the example prior ({len(EXAMPLE_CHANGES)} example changes and "
+            "their outcomes, learned in order). Its riskiest lines (the sum of each line's token weights), which the "
+            "verdict names above the threshold:</p>"
+            f"<table><tr><th>line</th><th>side</th><th>score</th><th>text</th></tr>{rows}</table></div>"
         )
 
     def _grid(self, s: GateInputs) -> tuple[list[list[int]], list[list[float]]]:

@@ -1,8 +1,11 @@
 """The gate explorer in a real JupyterLab, driven through headless Chromium.
 
 Starts JupyterLab on 127.0.0.1 with a random token over a temporary copy of the
-landscape notebook, runs every cell from the Run menu, moves the trust slider with the
-keyboard and checks that the decision text becomes what the real gate says.
+landscape notebook and runs every cell from the Run menu. Then, as a reader would: picks
+the risky example change (colony measures and scores it; the verdict becomes HOLD and its
+riskiest lines are listed), moves the change-risk slider to 0 with the keyboard (EXECUTE
+again), and moves the trust slider to 0 (REFUSE). Each decision text must become what the
+real gate says for those inputs.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import pytest
 
 from colony.kernel.actuation_gate import ActuationGate, GateInputs
 from colony.kernel.pheromone_store import PheromoneStore
-from colony.widgets import DECISION_CLASS
+from colony.research.change_examples import RISKY_CHANGE, ExampleScorer
+from colony.widgets import CHANGE_EXAMPLE_CLASS, CHANGE_LINES_CLASS, CHANGE_RISK_CLASS, DECISION_CLASS
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,18 +103,31 @@ def lab(tmp_path: Path) -> Iterator[str]:
         log.close()
 
 
-def test_moving_the_trust_slider_changes_the_decision(lab: str) -> None:
+def _wait_for_text(page, selector: str, text: str) -> None:
+    page.wait_for_function(
+        "([sel, text]) => document.querySelector(sel).innerText.includes(text)", arg=[selector, text], timeout=30_000
+    )
+
+
+def test_the_change_controls_and_the_trust_slider_move_the_decision(lab: str) -> None:
     from playwright.sync_api import sync_playwright
 
     gate = ActuationGate(pheromone_store=PheromoneStore())
+    scorer = ExampleScorer()
+    risky = scorer.score(RISKY_CHANGE.diff)
+    held = scorer.assessment(risky, risk=risky.risk, threshold=scorer.threshold, room=True)
+    released = scorer.assessment(risky, risk=0.0, threshold=scorer.threshold, room=True)
     initial = gate.evaluate_inputs(GateInputs(trust_score=0.5)).decision.value.upper()
-    at_zero = gate.evaluate_inputs(GateInputs(trust_score=0.0)).decision.value.upper()
-    assert initial != at_zero
-    decision = f".{DECISION_CLASS}"
+    on_risky = gate.evaluate_inputs(GateInputs(trust_score=0.5, change=held)).decision.value.upper()
+    at_zero_risk = gate.evaluate_inputs(GateInputs(trust_score=0.5, change=released)).decision.value.upper()
+    at_zero_trust = gate.evaluate_inputs(GateInputs(trust_score=0.0, change=released)).decision.value.upper()
+    assert held.held and on_risky != initial == at_zero_risk != at_zero_trust
+    top_line = risky.texts[0].strip()  # the riskiest line's text, as the widget lists it
+    decision, lines = f".{DECISION_CLASS}", f".{CHANGE_LINES_CLASS}"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = browser.new_page(viewport={"width": 1400, "height": 1400})
             page.goto(lab, timeout=60_000)
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
             page.get_by_text("| Idle").first.wait_for(timeout=60_000)  # the kernel is up
@@ -123,17 +140,26 @@ def test_moving_the_trust_slider_changes_the_decision(lab: str) -> None:
                 page.screenshot(path=str(SCREENSHOT.with_name("gate_explorer_failure.png")))
                 raise
             assert initial in page.inner_text(decision)
-            handle = page.locator(".widget-slider .noUi-handle").first  # the first slider is trust
-            handle.focus()
-            page.keyboard.press("Home")
-            page.wait_for_function(
-                "([sel, text]) => document.querySelector(sel).innerText.includes(text)", arg=[decision, at_zero], timeout=30_000
-            )
-            assert initial not in page.inner_text(decision)
+            assert top_line not in page.inner_text(lines)  # the safe example is shown first
+            # the risky example: colony measures it, its risk moves the slider above the threshold, the verdict tightens
+            page.locator(f".{CHANGE_EXAMPLE_CLASS} select").select_option(label=f"{RISKY_CHANGE.name} (failed)")
+            _wait_for_text(page, decision, on_risky)
+            _wait_for_text(page, lines, top_line)
+            assert f"{risky.risk:.3f}" in page.inner_text(f".{CHANGE_RISK_CLASS}")
             page.get_by_text("| Idle").first.wait_for(timeout=30_000)  # the heatmap has been redrawn
-            page.locator(decision).scroll_into_view_if_needed()
+            page.locator(lines).scroll_into_view_if_needed()
             SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SCREENSHOT))
+            page.screenshot(path=str(SCREENSHOT), full_page=True)
+            # the change-risk slider to 0: below the threshold, nothing is held
+            page.locator(f".{CHANGE_RISK_CLASS} .noUi-handle").first.focus()
+            page.keyboard.press("Home")
+            _wait_for_text(page, decision, at_zero_risk)
+            assert on_risky not in page.inner_text(decision)
+            # the trust slider (the first one) to 0: below the trust floor
+            page.locator(".widget-slider .noUi-handle").first.focus()
+            page.keyboard.press("Home")
+            _wait_for_text(page, decision, at_zero_trust)
+            assert at_zero_risk not in page.inner_text(decision)
         finally:
             browser.close()
     assert SCREENSHOT.read_bytes().startswith(b"\x89PNG")
