@@ -10,7 +10,8 @@ Checks, all reported together in ``output/validate/report.json``:
 * no text artefact in the prose: glued sentences, booleans standing for values, "(s)" plurals, zero-width
   bounds, hyphens as minus signs, identifiers and lower-case project names (:mod:`scripts.prose`);
 * every "colony prevents / detects / guarantees X" in the prose is a tested claim (:mod:`scripts.guarantees`);
-* every total in ``manuscript/sums.yaml`` equals the sum of its parts in the snapshot (:mod:`scripts.sums`);
+* every total in ``manuscript/sums.yaml`` equals the sum of its parts in the snapshot, and the sentence that prints
+  its parts (``printed``) adds up to it in the rendered paper (:mod:`scripts.sums`);
 * the main text fits its page limit, and no figure prints text smaller than the minimum size or
   two texts (tick labels included) over each other.
 
@@ -45,7 +46,7 @@ from scripts.prose import check_prose, prose_paragraphs
 from scripts.render_figures import MIN_PRINTED_PT, discover, load_registry
 from scripts.stage import StageResult, stage_main
 from scripts.status import require_current
-from scripts.sums import check_sums, load_sums
+from scripts.sums import check_printed, check_sums, load_sums
 from scripts.variables import load_snapshot
 
 __all__ = ["CLAIM_CLASSES", "CLAIM_STATUSES", "bib_keys", "check_claims", "evidence_path", "run"]
@@ -298,6 +299,12 @@ def _check_prose(config: BuildConfig, snapshot: dict[str, Any]) -> list[str]:
     )
 
 
+def _check_printed_sums(config: BuildConfig, snapshot: dict[str, Any]) -> list[str]:
+    html = config.out.paper / "paper.html"  # a missing page is the rendered check's to report
+    paragraphs = prose_paragraphs(html.read_text(encoding="utf-8")) if html.is_file() else []
+    return check_printed(load_sums(config.manuscript / "sums.yaml"), snapshot, paragraphs)
+
+
 def _check_guarantees(config: BuildConfig, manuscript: Manuscript) -> list[str]:
     return paper_guarantees(config.out.paper / "paper.html", manuscript.claims)
 
@@ -372,6 +379,7 @@ def run(config: BuildConfig, *, force: bool = False, in_build: bool = False) -> 
         ("claims", lambda: check_claims(config, manuscript)),
         ("prose", lambda: _check_prose(config, snapshot)),
         ("sums", lambda: check_sums(load_sums(config.manuscript / "sums.yaml"), snapshot)),
+        ("printed sums", lambda: _check_printed_sums(config, snapshot)),
         ("guarantees", lambda: _check_guarantees(config, manuscript)),
         ("pages", lambda: _check_pages(config, manuscript)),
         ("figure_fonts", lambda: _check_figure_fonts(config)),

@@ -78,7 +78,7 @@ def input_key(config: BuildConfig, collectors: dict[str, Collector]) -> str:
     sources = sorted({s for c in collectors.values() for s in c.inputs})
     parts: dict[str, Any] = {s: _key_source(config, s) for s in sources}
     parts["collectors"] = list(collectors)
-    parts["tool"] = code_digest("variables.py", "collectors", "templating.py", "manuscript.py", "hashing.py")
+    parts["tool"] = code_digest("variables.py", "collectors", "templating.py", "manuscript.py", "hashing.py", "guarantees.py")
     parts["manuscript"] = digest_files(config.root, [config.manuscript])
     parts["project"] = [config.name, config.version, config.package]
     return digest_mapping(parts)

@@ -17,6 +17,7 @@ import yaml
 
 from scripts.collectors import CollectContext, collector
 from scripts.errors import BuildError
+from scripts.guarantees import claim_guarantees
 
 TOOLS_ROOT = Path(__file__).resolve().parents[2]  # where ``scripts`` lives (also for a project elsewhere)
 PROBE_TIMEOUT = 300
@@ -90,15 +91,40 @@ def departures(ctx: CollectContext) -> dict[str, Any]:
     return {"rows": rows, "count": len(rows)}
 
 
+@collector("guarantees", inputs=("{manuscript}/claims.yaml",))
+def guarantees(ctx: CollectContext) -> dict[str, Any]:
+    """The claims that state a guarantee (prevents, detects, guarantees, ensures, never, cannot), with their tests.
+
+    The list validate holds the prose's guarantees to (:mod:`scripts.guarantees`), in ledger order, for an
+    appendix to print: ``<% for row in guarantees.rows %>`` with ``row.claim``, ``row.statement``, ``row.tests``.
+    """
+    claims = _ledger(ctx.config.manuscript / "claims.yaml").get("claims") or []
+    rows = [
+        {
+            "claim": claim["id"],
+            "status": claim.get("status"),
+            "statement": " ".join(str(claim["statement"]).split()),
+            "tests": list(claim.get("tests") or []),
+        }
+        for claim in claim_guarantees(claims)
+    ]
+    return {"rows": rows, "count": len(rows), "untested": [r["claim"] for r in rows if not r["tests"]]}
+
+
+def _ledger(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise BuildError("variables", f"cannot read {path.name}: {exc}") from exc
+    return data if isinstance(data, dict) else {}
+
+
 def ledger_rows(path: Path, kind: str) -> list[dict[str, Any]]:
     """The claims that carry a ``kind`` entry (``threat`` or ``departure``), in their declared order, with their tests.
 
     Each row has the claim's id, status and tests and the entry's fields (:data:`ROW_FIELDS`), whitespace folded.
     """
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise BuildError("variables", f"cannot read {path.name}: {exc}") from exc
+    data = _ledger(path)
     fields = ROW_FIELDS[kind]
     rows = []
     for claim in data.get("claims") or []:
