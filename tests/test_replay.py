@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import doctest
 import hashlib
-import importlib
 import json
 import math
 import os
@@ -397,8 +395,3 @@ def test_cli_change_flag_writes_the_section_and_summarises_the_verdicts(
     assert main(["replay", "--output", str(tmp_path / "plain.json")]) == 0
     assert "change" not in json.loads(capsys.readouterr().out)
     assert "change" not in json.loads((tmp_path / "plain.json").read_text(encoding="utf-8"))
-
-
-@pytest.mark.parametrize("module", ["colony.research.change_examples", "colony.research.change_replay"])
-def test_docstring_examples_run(module: str) -> None:
-    assert doctest.testmod(importlib.import_module(module)).failed == 0

@@ -9,12 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from colony.kernel.actuation_gate import ActuationGate, GateInputs
 from colony.kernel import ColonyKernel
+from colony.kernel.actuation_gate import ActuationGate, GateInputs
+from colony.kernel.pheromone_store import PheromoneStore
 from colony.models import AgentRole, ColonySignal, DecayRate, SignalSource, SignalType
 from colony.notebooks import NotebookResult, run_all
 from colony.notebooks.fixtures import COMPLETENESS_FIELDS, DECISION_CODES, OUTCOME_TOKENS, ladder_role
-from colony.kernel.pheromone_store import PheromoneStore
+from colony.research.change_examples import RISKY_CHANGE, ExampleScorer
+from colony.research.change_landscape import change_landscape
+from colony.research.change_replay import run_change_replay
 from colony.research.replay import run_paired_locality_replay
 from tests.conftest import make_proposal
 
@@ -39,6 +42,7 @@ PARAMETERS = {
         "role": "dispatcher",
         "recent_failures": 3,
         "channel": "risk",
+        "change_risk_steps": 11,
     },
 }
 
@@ -86,6 +90,10 @@ def test_paired_locality_json_is_the_library_record(runs) -> None:
     expected = run_paired_locality_replay(agent_trust=0.6, recovery_ticks=12)
     assert data["results"] == expected
     assert data["results"]["runs"]["first"]["results"]["before_failure"]["gate_score"] == 1.0
+    # the change part sits beside the record, which stays the library's own
+    assert "change" not in data["results"] and data["change"] == run_change_replay(agent_trust=0.6)
+    p = data["change"]["proposals"]
+    assert (p["risky"]["decision"], p["risky"]["gate_score"], p["safe"]["decision"]) == ("hold", 0.7, "execute")
 
 
 def test_decay_table_equals_the_stores_own_ticks(runs) -> None:
@@ -141,7 +149,8 @@ def test_trust_path_equals_a_direct_kernel_run(runs) -> None:
 
 def test_gate_landscape_matches_the_real_gate_at_every_grid_point(runs) -> None:
     out, _, _ = runs
-    data = _json(out, "04_gate_landscape")["results"]
+    written = _json(out, "04_gate_landscape")
+    data = written["results"]
     gate = ActuationGate(pheromone_store=PheromoneStore())
     assert len(data["trust"]) == 11 and len(data["hazard"]) == 9 and data["hazard"][-1] == 7.0
     assert sorted(data["surfaces"]) == ["0", "2"]
@@ -170,6 +179,20 @@ def test_gate_landscape_matches_the_real_gate_at_every_grid_point(runs) -> None:
             )
         )
         assert (case["gate_score"], case["decision"]) == (round(r.gate_score, 12), r.decision.value)
+    # the change section: the library's data, and every point of its curves is the real gate's
+    change = written["change"]
+    assert written["parameters"]["change_risk_steps"] == 11 and change == change_landscape(risk_steps=11)
+    scorer = ExampleScorer()
+    risky = scorer.score(RISKY_CHANGE.diff)
+    assert change["threshold"] == round(scorer.threshold, 12) and len(change["risk"]) == 11
+    for curve in change["curves"]:
+        for risk, score, code in zip(change["risk"], curve["score"], curve["decision_code"], strict=True):
+            a = scorer.assessment(risky, risk=risk, threshold=scorer.threshold, room=True)
+            r = gate.evaluate_inputs(
+                GateInputs(trust_score=curve["trust"], missing=COMPLETENESS_FIELDS[: curve["missing"]], change=a)
+            )
+            assert (score, code) == (round(r.gate_score, 12), DECISION_CODES[r.decision.value])
+        assert len(set(curve["decision_code"])) == 2  # the verdict moves at the threshold
 
 
 def test_a_raising_notebook_keeps_its_executed_copy_and_the_cli_exits_nonzero(tmp_path: Path) -> None:
