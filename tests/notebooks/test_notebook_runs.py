@@ -42,7 +42,6 @@ PARAMETERS = {
         "role": "dispatcher",
         "recent_failures": 3,
         "channel": "risk",
-        "change_risk_steps": 11,
     },
 }
 
@@ -181,10 +180,10 @@ def test_gate_landscape_matches_the_real_gate_at_every_grid_point(runs) -> None:
         assert (case["gate_score"], case["decision"]) == (round(r.gate_score, 12), r.decision.value)
     # the change section: the library's data, and every point of its curves is the real gate's
     change = written["change"]
-    assert written["parameters"]["change_risk_steps"] == 11 and change == change_landscape(risk_steps=11)
+    assert change == change_landscape()
     scorer = ExampleScorer()
     risky = scorer.score(RISKY_CHANGE.diff)
-    assert change["threshold"] == round(scorer.threshold, 12) and len(change["risk"]) == 11
+    assert change["threshold"] == round(scorer.threshold, 12) and change["risk"][0] == 0.0 and change["risk"][-1] == 1.0
     for curve in change["curves"]:
         for risk, score, code in zip(change["risk"], curve["score"], curve["decision_code"], strict=True):
             a = scorer.assessment(risky, risk=risk, threshold=scorer.threshold, room=True)
