@@ -303,14 +303,13 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
         "unresolved_references": report.unresolved,
         "missing_citations": report.missing_citations,
         "outputs": {name: file_sha256(staging / name) for name in ("paper.html", "paper.pdf")},
-        "pages": page_counts(pdf_pages(staging / "paper.pdf")),
+        "pages": (pages := page_counts(pdf_pages(staging / "paper.pdf"))),
         "venue_pages": venue_pages,
     }
     (staging / "compile_report.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     shutil.rmtree(final, ignore_errors=True)
     staging.replace(final)
     cache.store("compile", key, [final / name for name in (*PAPER_FILES, *(VENUE_FILES if venue is not None else ()))])
-    pages = summary["pages"]
     return StageResult(
         "compile",
         skipped=False,

@@ -67,6 +67,17 @@ class Venue:
     margin_in: float = 0.65
     main_text_limit: int = 10
 
+    def figure_width_in(self, page: Page) -> float:
+        """Width of the block an image figure's ``width`` refers to in the venue PDF: both columns.
+
+        ``venue.typ`` floats image figures over the two columns (``scope: "parent"``), so the block is
+        the page's paper width less the venue's margins.
+
+        >>> round(Venue().figure_width_in(Page()), 2)
+        7.2
+        """
+        return PAPERS[page.paper] - 2 * self.margin_in
+
 
 VENUE_DEFAULT = Venue()
 

@@ -5,7 +5,8 @@ A figure reruns only when its module, the figure framework (``figures/__init__.p
 ``output/figures/registry.json`` lists each figure's texts, evidence class, size, SHA-256 and
 the size its smallest text prints at (``min_font_pt``: matplotlib's font size scaled by the
 printed width over the drawn width; the validate stage requires at least
-:data:`figures.style.MIN_PRINTED_PT`).
+:data:`figures.style.MIN_PRINTED_PT`), and with a venue version the same at the width the venue PDF
+prints it (``venue_min_font_pt``: both columns, :meth:`scripts.manuscript.Venue.figure_width_in`).
 
 Run alone: ``python scripts/render_figures.py [--root DIR] [--force]``.
 """
@@ -169,7 +170,9 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
     out_dir = config.out.figures
     out_dir.mkdir(parents=True, exist_ok=True)
     shared = _shared_key_parts()  # the same for every figure: hashed once per run
-    text_width = load_manuscript(config).page.text_width_in
+    manuscript = load_manuscript(config)
+    text_width = manuscript.page.text_width_in
+    venue_width = manuscript.venue.figure_width_in(manuscript.page) if manuscript.venue is not None else None
     rendered: list[str] = []
     entries: list[dict[str, Any]] = []
     for figure in figures:
@@ -201,6 +204,10 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
                 "bytes": png.stat().st_size,
                 "sha256": file_sha256(png),
                 "min_font_pt": None if drawn_pt is None else round(drawn_pt * spec.printed_scale(text_width), 2),
+                # the venue PDF prints the figure at its own width (None: no venue version, or nothing drawn)
+                "venue_min_font_pt": None
+                if drawn_pt is None or venue_width is None
+                else round(drawn_pt * spec.printed_scale(venue_width), 2),
                 "min_font_text": fonts.get("smallest_text", ""),
                 "overlapping_texts": fonts.get("overlapping_texts", []),
             }

@@ -335,15 +335,26 @@ def _check_pages(config: BuildConfig, manuscript: Manuscript) -> list[str]:
 
 
 def _check_figure_fonts(config: BuildConfig) -> list[str]:
+    return check_figure_fonts(load_registry(config)["figures"], venue=load_manuscript(config).venue is not None)
+
+
+def check_figure_fonts(figures: list[dict[str, Any]], *, venue: bool) -> list[str]:
+    """One problem per figure whose smallest text prints below :data:`MIN_PRINTED_PT` in paper.pdf, or in venue.pdf
+    (at the width it prints there) when there is a venue version.
+
+    >>> check_figure_fonts([{"id": "f", "min_font_pt": 7.0, "venue_min_font_pt": 3.7, "min_font_text": "0.5"}], venue=True)
+    ["figure f: text '0.5' prints at 3.7 pt in venue.pdf, below 7 pt"]
+    """
     problems = []
-    for entry in load_registry(config)["figures"]:
-        smallest = entry.get("min_font_pt")
-        if not isinstance(smallest, int | float):
-            problems.append(f"figure {entry['id']}: the registry records no printed font size")
-        elif smallest < MIN_PRINTED_PT:
-            problems.append(
-                f"figure {entry['id']}: text {entry.get('min_font_text', '')!r} prints at {smallest:.1f} pt, below {MIN_PRINTED_PT:g} pt"
-            )
+    for entry in figures:
+        for key, where in (("min_font_pt", ""), *((("venue_min_font_pt", " in venue.pdf"),) if venue else ())):
+            smallest = entry.get(key)
+            if not isinstance(smallest, int | float):
+                problems.append(f"figure {entry['id']}: the registry records no printed font size{where}")
+            elif smallest < MIN_PRINTED_PT:
+                problems.append(
+                    f"figure {entry['id']}: text {entry.get('min_font_text', '')!r} prints at {smallest:.1f} pt{where}, below {MIN_PRINTED_PT:g} pt"
+                )
         problems += [f"figure {entry['id']}: texts {a!r} and {b!r} overlap" for a, b in entry.get("overlapping_texts") or []]
     return problems
 
