@@ -276,7 +276,7 @@ class GateExplorer:
             f"file(s); learned risk <b>{sc.risk:.3f}</b> by the example prior ({len(EXAMPLE_CHANGES)} example changes and "
             "their outcomes, learned in order). Its riskiest lines (the sum of each line's token weights), which the "
             "verdict names above the threshold:</p>"
-            f"<table><tr><th>line</th><th>side</th><th>score</th><th>text</th></tr>{rows}</table></div>"
+            f"<table><tr><th>line</th><th>side</th><th>score</th><th>text</th></tr>{rows or '<tr><td colspan=4>no line raises the risk</td></tr>'}</table></div>"
         )
 
     def _grid(self, s: GateInputs) -> tuple[list[list[int]], list[list[float]]]:
