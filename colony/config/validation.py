@@ -5,9 +5,12 @@ Every configuration colony reads (policy, research, sweep, history, gateway) is 
 (``gate.weights``, ``workload.action_types.patch_file.weight``). A validator names a field below the one
 it checks with :func:`check` (a cross-field rule) or :func:`nested` (an inner validation it ran itself).
 
-:class:`Exact` is the base of the policy's and the study's records: frozen dataclasses (the kernel reads
-their slots, and code builds variants with :func:`dataclasses.replace`, unchecked, as any dataclass)
-that pydantic validates when a file is parsed, naming unknown and missing keys at their section.
+:class:`Exact` is the base of the records, the one configuration style: frozen, slotted dataclasses (the
+kernel reads their slots, and code builds variants with :func:`dataclasses.replace`, unchecked, as any
+dataclass) that pydantic validates when a file is parsed (``TypeAdapter``), naming unknown and missing keys
+at their section and every other problem at its dotted field. The policy, the change policy and every
+section of ``research.yaml`` (the sweep, tradeoff and adversarial ones included) are such records; the
+history and gateway configurations are still frozen pydantic models, to move to this style.
 
 >>> from pydantic import TypeAdapter
 >>> @dataclass(frozen=True, slots=True)

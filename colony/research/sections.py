@@ -1,112 +1,86 @@
-"""The ``tradeoff`` and ``adversarial`` sections of ``research.yaml``, validated by pydantic models.
+"""The ``tradeoff`` and ``adversarial`` sections of ``research.yaml``, in the one configuration style.
 
-A bad value raises :class:`colony.errors.ConfigError` naming its dotted key, like the rest of
-the file; the models are frozen (and hashable, so a :class:`StudyConfig` holding them can key
-a cache).
+Like every other section of the file (:mod:`colony.research.study_config`), each is a frozen, slotted
+dataclass validated by pydantic (:class:`colony.config.validation.Exact`): a bad value raises
+:class:`colony.errors.ConfigError` naming its dotted key, and the records are hashable, so a
+:class:`StudyConfig` holding them can key a cache.
 
->>> parse_section(TradeoffSection, {"runs": 2, "conditions": ["composite"], "execute_threshold": [0.6],
-...     "static_trust_threshold": [0.5], "cutoff": [0.3], "hazard_only_ticks": [2]}, "tradeoff", "<doc>").runs
+>>> from pydantic import TypeAdapter
+>>> TypeAdapter(TradeoffSection).validate_python({"runs": 2, "conditions": ["composite"], "execute_threshold": [0.6],
+...     "static_trust_threshold": [0.5], "cutoff": [0.3], "hazard_only_ticks": [2]}).runs
 2
->>> parse_section(TradeoffSection, {"runs": 0}, "tradeoff", "<doc>")
-Traceback (most recent call last):
-...
-colony.errors.ConfigError: config tradeoff.runs (<doc>): Input should be greater than or equal to 1
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError, field_validator
+from pydantic import PlainValidator, TypeAdapter, ValidationError
 
-from colony.config.validation import config_error, nested
-from colony.errors import ConfigError
+from colony.config.validation import Count, Exact, Names, Number, rule
 
-__all__ = ["AdversarialSection", "TradeoffSection", "parse_section", "section", "section_dict"]
-
-M = TypeVar("M", bound=BaseModel)
-Unit = Annotated[float, Field(gt=0.0, lt=1.0, allow_inf_nan=False)]
-Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
-Count = Annotated[int, Field(ge=1, strict=True)]
+__all__ = ["AdversarialSection", "TradeoffSection"]
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
-
-    @field_validator("conditions", check_fields=False)
-    @classmethod
-    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if not value or len(set(value)) != len(value) or value[0] != "composite":
-            raise ValueError("must list distinct condition names, composite first")
-        return value
+def _open_unit(value: float) -> bool:
+    return 0.0 < value < 1.0
 
 
-def _ascending(value: tuple[Any, ...]) -> tuple[Any, ...]:
-    if not value or list(value) != sorted(set(value)):
-        raise ValueError("must be a non-empty list of distinct values in ascending order")
-    return value
+def _ascending(value: tuple[Any, ...]) -> bool:
+    return bool(value) and list(value) == sorted(set(value))
 
 
-class TradeoffSection(_Section):
-    """Harm against executed volume as each condition's own threshold is swept (``--tradeoff``)."""
+def _items(kind: Any) -> PlainValidator:
+    """Annotated metadata: a list whose every item is ``kind`` (validated as pydantic validates ``kind``), as a tuple."""
+    adapter = TypeAdapter(kind)
 
-    runs: Count
-    conditions: tuple[str, ...]
-    execute_threshold: tuple[Unit, ...]
-    static_trust_threshold: tuple[Share, ...]
-    cutoff: tuple[Unit, ...]
-    hazard_only_ticks: tuple[Count, ...]
-
-    _sorted = field_validator("execute_threshold", "static_trust_threshold", "cutoff", "hazard_only_ticks")(_ascending)
-
-
-class AdversarialSection(_Section):
-    """Adversarial workloads, each compared with the clean workload on the same runs (``--adversarial``)."""
-
-    runs: Count
-    conditions: tuple[str, ...]
-    misreport_agents: Count
-    sybil_ids: tuple[Count, ...]
-    sybil_proposals_per_tick: Count
-    boilerplate_agents: Count
-    farming_share: Unit
-    attack_logit: Annotated[float, Field(allow_inf_nan=False)]
-
-    _sorted = field_validator("sybil_ids")(_ascending)
-
-
-def parse_section(model: type[M], data: Any, key: str, path: str) -> M:
-    """Validate ``data`` (YAML lists become tuples) as ``model``; the first problem is a ConfigError naming its key."""
-    if not isinstance(data, dict):
-        raise ConfigError(key, _not_a_mapping(data), path=path)
-    try:
-        return _validate(model, data)
-    except ValidationError as exc:
-        raise config_error(exc, source=path, prefix=key, keep_indices=False) from None
-
-
-def section(model: type[M]) -> PlainValidator:
-    """Annotated metadata for a record's field that holds this section (its errors name the key below the field)."""
-
-    def validate(data: Any) -> M:
-        if not isinstance(data, dict):
-            raise ValueError(_not_a_mapping(data))
-        try:
-            return _validate(model, data)
-        except ValidationError as exc:
-            raise nested(exc, "") from None
+    def validate(value: Any) -> tuple[Any, ...]:
+        if not isinstance(value, list | tuple):
+            raise ValueError(f"expected a list, got {type(value).__name__}")
+        items = []
+        for i, item in enumerate(value):
+            try:
+                items.append(adapter.validate_python(item))
+            except ValidationError as exc:
+                raise ValueError(f"item {i}: {exc.errors()[0]['msg'].removeprefix('Value error, ')}") from None
+        return tuple(items)
 
     return PlainValidator(validate)
 
 
-def _not_a_mapping(data: Any) -> str:
-    return f"expected a mapping, got {type(data).__name__}"
+Unit = Annotated[Number, rule(_open_unit, "must be in (0, 1)")]
+Share = Annotated[Number, rule(lambda v: 0.0 <= v <= 1.0, "must be in [0, 1]")]
+ASCENDING = rule(_ascending, "must be a non-empty list of distinct values in ascending order")
+Conditions = Annotated[
+    Names,
+    rule(
+        lambda v: bool(v) and len(set(v)) == len(v) and v[0] == "composite", "must list distinct condition names, composite first"
+    ),
+]
 
 
-def _validate(model: type[M], data: dict[str, Any]) -> M:
-    return model.model_validate({k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+@dataclass(frozen=True, slots=True)
+class TradeoffSection(Exact):
+    """Harm against executed volume as each condition's own threshold is swept (``--tradeoff``)."""
+
+    runs: Count
+    conditions: Conditions
+    execute_threshold: Annotated[tuple[float, ...], _items(Unit), ASCENDING]
+    static_trust_threshold: Annotated[tuple[float, ...], _items(Share), ASCENDING]
+    cutoff: Annotated[tuple[float, ...], _items(Unit), ASCENDING]
+    hazard_only_ticks: Annotated[tuple[int, ...], _items(Count), ASCENDING]
 
 
-def section_dict(section: BaseModel) -> dict[str, Any]:
-    """The section in YAML's own shape (tuples as lists)."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in section.model_dump().items()}
+@dataclass(frozen=True, slots=True)
+class AdversarialSection(Exact):
+    """Adversarial workloads, each compared with the clean workload on the same runs (``--adversarial``)."""
+
+    runs: Count
+    conditions: Conditions
+    misreport_agents: Count
+    sybil_ids: Annotated[tuple[int, ...], _items(Count), ASCENDING]
+    sybil_proposals_per_tick: Count
+    boilerplate_agents: Count
+    farming_share: Unit
+    attack_logit: Number

@@ -25,7 +25,7 @@ from pydantic import PlainValidator, TypeAdapter, ValidationError, model_validat
 from colony.config import config_file, read_yaml, replace_dotted
 from colony.config.validation import Exact, check, config_error, fail, key_problem, nested, plain, rule
 from colony.models import COST_FIELDS
-from colony.research.sections import AdversarialSection, TradeoffSection, section, section_dict
+from colony.research.sections import AdversarialSection, TradeoffSection
 from colony.research.sweep_config import SweepSection
 
 __all__ = [
@@ -286,8 +286,8 @@ class StudyConfig(Exact):
     probe: ProbeSection
     analysis: AnalysisSection
     sweep: SweepSection
-    tradeoff: Annotated[TradeoffSection, section(TradeoffSection)]
-    adversarial: Annotated[AdversarialSection, section(AdversarialSection)]
+    tradeoff: TradeoffSection
+    adversarial: AdversarialSection
     source: str = "<data>"
 
     def to_dict(self) -> dict[str, Any]:
@@ -298,8 +298,6 @@ class StudyConfig(Exact):
             **data,
             "workload": self.workload.to_dict(),
             "sweep": self.sweep.to_dict(),
-            "tradeoff": section_dict(self.tradeoff),
-            "adversarial": section_dict(self.adversarial),
         }
 
     def with_overrides(

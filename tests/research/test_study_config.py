@@ -87,12 +87,12 @@ _DELETE = object()
         ("tradeoff.execute_threshold", [0.85, 0.65], "tradeoff.execute_threshold"),
         ("tradeoff.cutoff", [0.2, 1.0], "tradeoff.cutoff"),
         ("tradeoff.conditions", ["static_trust", "composite"], "tradeoff.conditions"),
-        ("tradeoff.hazard_only_ticks", _DELETE, "tradeoff.hazard_only_ticks"),
+        ("tradeoff.hazard_only_ticks", _DELETE, "tradeoff"),  # missing and unknown keys: at their section
         ("tradeoff", [1, 2], "tradeoff"),
         ("adversarial.sybil_ids", [0, 2], "adversarial.sybil_ids"),
         ("adversarial.attack_logit", float("nan"), "adversarial.attack_logit"),
         ("adversarial.farming_share", 1.0, "adversarial.farming_share"),
-        ("adversarial.extra", 1, "adversarial.extra"),
+        ("adversarial.extra", 1, "adversarial"),
         ("adversarial.conditions", ["composite", "composite"], "adversarial.conditions"),
     ],
 )
@@ -102,6 +102,28 @@ def test_bad_values_raise_config_error_naming_the_key(data: dict[str, Any], dott
         parse_study_config(data, source="test.yaml")
     assert info.value.key == key
     assert info.value.path == "test.yaml"
+
+
+def test_the_sections_are_records_in_the_one_style_and_name_the_keys(data: dict[str, Any]) -> None:
+    """tradeoff and adversarial are Exact dataclasses like every other section: frozen, hashable, exact keys."""
+    import dataclasses
+
+    from colony.config.validation import Exact
+
+    cfg = parse_study_config(data)
+    for record in (cfg.tradeoff, cfg.adversarial):
+        assert isinstance(record, Exact) and dataclasses.is_dataclass(record) and hash(record) == hash(record)
+    _set(data, "adversarial.extra", 1)
+    _set(data, "tradeoff.hazard_only_ticks", _DELETE)
+    with pytest.raises(ConfigError, match=r"config tradeoff \(<data>\): missing keys \['hazard_only_ticks'\]"):
+        parse_study_config(data)
+    _set(data, "tradeoff.hazard_only_ticks", [2])
+    with pytest.raises(ConfigError, match=r"unknown keys \['extra'\]"):
+        parse_study_config(data)
+    _set(data, "adversarial.extra", _DELETE)
+    _set(data, "tradeoff.cutoff", [0.2, 1.0])
+    with pytest.raises(ConfigError, match=r"config tradeoff.cutoff \(<data>\): item 1: must be in \(0, 1\)"):
+        parse_study_config(data)
 
 
 def test_not_a_mapping() -> None:
