@@ -51,7 +51,6 @@ from colony.errors import AttestationError, ConfigError, NotFoundError, Validati
 __all__ = ["AttestationLedger"]
 
 T = LedgerEventType
-_LATEST = f"SELECT {INDEXED_COLUMNS} FROM attestation_events WHERE run_id = ? ORDER BY sequence DESC LIMIT 1"
 
 
 def _default_id() -> str:
@@ -173,16 +172,8 @@ class AttestationLedger(TypedRecords):
         return store.write_transaction(self._conn, self._lock)
 
     def _trusted_head(self, conn: sqlite3.Connection, run_id: str) -> tuple[int, str]:
-        """The run's head (latest sequence, its hash), once its latest event checks out with this ledger's key.
-
-        Fails closed: a ledger opened with the wrong key (or one that another writer extended with a foreign key, or
-        whose latest event was altered) refuses to extend the chain (:class:`~colony.attestation.trusted.TrustedRows`).
-        """
-        row = conn.execute(_LATEST, (run_id,)).fetchone()
-        if row is None:
-            return 0, ""
-        latest = self._rows.event(row)
-        return latest.sequence, latest.event_hash
+        """The run's head, after checking that its signature verifies with this ledger's key (fails closed)."""
+        return self._rows.head(conn, run_id)
 
     # ------------------------------------------------------------------ writing
     def append(self, event: LedgerEvent) -> LedgerEvent:

@@ -19,11 +19,12 @@ False
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from typing import Any, Final
 
-from colony.attestation.events import LedgerEvent, LedgerEventType
+from colony.attestation.events import LedgerEvent, LedgerEventType, signing_bytes
 from colony.attestation.events import LedgerValidationStatus as S
 from colony.attestation.payloads import Links, read_links
 from colony.attestation.semantics import EventRef
@@ -36,6 +37,10 @@ __all__ = ["INDEXED_COLUMNS", "SqlRunView", "TrustedRows"]
 
 _MAX_REMEMBERED: Final = 4096
 _GET: Final = f"SELECT {INDEXED_COLUMNS} FROM attestation_events WHERE event_id = ? AND run_id = ?"
+_LATEST: Final = (
+    "SELECT event_id, sequence, event_hash, signature_json FROM attestation_events WHERE run_id = ?"
+    " ORDER BY sequence DESC LIMIT 1"
+)
 _PROPOSAL: Final = (
     f"SELECT {INDEXED_COLUMNS} FROM attestation_events WHERE run_id = ? AND proposal_id = ? AND event_type = 'proposal'"
 )
@@ -94,6 +99,30 @@ class TrustedRows:
     def event(self, row: Sequence[Any]) -> LedgerEvent:
         """The event of one ``INDEXED_COLUMNS`` row once it checks out (see :meth:`checked`)."""
         return self.checked(row)[0]
+
+    def head(self, conn: sqlite3.Connection, run_id: str) -> tuple[int, str]:
+        """(latest sequence, its hash) of ``run_id``, once the latest event's signature verifies with this key.
+
+        Fails closed: a ledger opened with the wrong key, or one that another writer extended with a foreign key, is
+        not extended. A latest event this ledger wrote or checked costs no verification.
+        """
+        row = conn.execute(_LATEST, (run_id,)).fetchone()
+        if row is None:
+            return 0, ""
+        event_id, sequence, event_hash, signature_text = row
+        known = self._known.get(event_id)
+        if known is None or known[1].event_hash != event_hash:
+            try:
+                signature = json.loads(signature_text)
+            except ValueError:
+                signature = None
+            if not isinstance(signature, dict) or not self._signer.verify(signing_bytes(event_hash), signature):
+                raise AttestationError(
+                    f"the latest event of run {run_id!r} does not verify with key {self._signer.key_id!r}; refusing to extend it",
+                    status=S.BAD_SIGNATURE,
+                    event_id=str(event_id),
+                )
+        return int(sequence), str(event_hash)
 
 
 class SqlRunView:
