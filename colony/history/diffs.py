@@ -29,6 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from colony.canonical import canonical_text
 from colony.errors import ValidationError
 from colony.history.changes import change_settings, file_diff, measure_commit
 from colony.history.szz import blame_lines, countable_lines
@@ -306,7 +307,7 @@ class DiffCache:
         return json.loads(row[0]) if row else None
 
     def put(self, ident: str, value: dict[str, Any]) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO commits VALUES (?, ?)", (ident, json.dumps(value, sort_keys=True)))
+        self.conn.execute("INSERT OR REPLACE INTO commits VALUES (?, ?)", (ident, canonical_text(value, allow_nan=True)))
         self._pending += 1
         if self._pending >= COMMIT_EVERY:
             self.conn.commit()
