@@ -4,7 +4,8 @@
 at once; the gateway tests also need an upstream that adds a tool mid-session (and says
 so, on both protocol eras), one that is slow, and one whose answer its client cannot read
 (``unreadable`` lists an output schema and answers without the structured content it
-promises, so the SDK client refuses the answer after the tool ran). Run as
+promises, so the SDK client refuses the answer after the tool ran), and a patch tool (``apply_patch``
+takes a unified diff and answers how many lines it adds, applying nothing). Run as
 ``python tests/gateway/dynamic_server.py``.
 """
 
@@ -46,6 +47,11 @@ def slow(seconds: float) -> str:
 @server.tool(description="Answer with the text given.")
 def echo(text: str, path: str = "") -> str:
     return text
+
+
+@server.tool(description="Count the lines a unified diff adds (nothing is applied).")
+def apply_patch(patch: str, note: str = "") -> str:
+    return f"{sum(1 for line in patch.splitlines() if line.startswith('+') and not line.startswith('+++'))} lines added"
 
 
 def extra(text: str) -> str:

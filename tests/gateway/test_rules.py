@@ -28,6 +28,7 @@ STDIO = {"command": "node", "args": ["server.js"]}
         "colony.mcp.gateway.identity",
         "colony.mcp.gateway.targets",
         "colony.mcp.gateway.schema",
+        "colony.mcp.gateway.changes",
     ],
 )
 def test_docstring_examples_run(module: str) -> None:
@@ -102,6 +103,22 @@ def test_defaults_come_from_the_packaged_file_and_can_be_overridden() -> None:
             "'COLONY_TEST_UNSET_VAR' is not set",
         ),
         ([], "gateway", "expected a mapping"),
+        (
+            {"upstreams": {"fs": {**STDIO, "tools": {"x": {"read_only": True, "change": "write"}}}}},
+            "gateway.upstreams.fs.tools.x",
+            "its change is never judged",
+        ),
+        (
+            {"upstreams": {"fs": {**STDIO, "tools": {"x": {"change": "rewrite"}}}}},
+            "gateway.upstreams.fs.tools.x.change.kind",
+            "Input should be",
+        ),
+        (
+            {"upstreams": {"fs": {**STDIO, "tools": {"x": {"change": {"kind": "patch", "dif": "p"}}}}}},
+            "gateway.upstreams.fs.tools.x.change.dif",
+            "Extra inputs",
+        ),
+        ({"tools": [], "upstreams": {"fs": STDIO}}, "gateway.tools", "expected a mapping"),
     ],
 )
 def test_a_bad_file_is_an_error_naming_the_key(data: Any, key: str, message: str) -> None:
@@ -151,6 +168,39 @@ def test_rules_exact_names_first_then_patterns_in_order() -> None:
     assert rules.rule("read_text_file").read_only
     assert rules.rule("write_a").target == "{path}"  # '*' comes first in the file
     assert ToolRules({}).rule("anything") == ToolRule()
+
+
+def test_change_rules_come_from_the_upstream_rule_else_the_shared_packaged_ones() -> None:
+    cfg = parse_gateway_config(
+        {
+            "tools": {"edit_file": {"change": {"kind": "edit", "old": "from", "new": "to"}}},
+            "upstreams": {
+                "fs": {
+                    **STDIO,
+                    "tools": {
+                        "write_file": {"target": "{path}"},  # says nothing of its change: keeps the packaged one
+                        "git_commit": {"change": "none"},  # turns the packaged one off
+                        "apply_*": {"change": {"kind": "patch", "diff": "patch"}},
+                        "read_*": {"read_only": True},
+                    },
+                }
+            },
+        }
+    )
+    rules = ToolRules(cfg.upstreams["fs"].tools, cfg.tools)
+    assert rules.rule("write_file").target == "{path}" and rules.change("write_file").kind == "write"  # type: ignore[union-attr]
+    assert rules.change("git_commit") is None and rules.change("read_text_file") is None
+    assert rules.change("apply_patch").diff == "patch"  # type: ignore[union-attr]
+    edit = rules.change("edit_file")  # the file's own shared rule replaced the packaged one
+    assert edit is not None and (edit.kind, edit.old, edit.new, edit.path) == ("edit", "from", "to", "path")
+    assert rules.rule("edit_file").change == edit and not rules.rule("edit_file").read_only
+    packaged = ToolRules({}, parse_gateway_config({"upstreams": {"fs": STDIO}}).tools)
+    assert [getattr(packaged.change(t), "kind", None) for t in ("write_file", "edit_file", "git_commit", "move_file")] == [
+        "write",
+        "edit",
+        "staged",
+        None,
+    ]
 
 
 def test_default_target_and_templates() -> None:
@@ -243,7 +293,7 @@ def test_a_held_call_is_released_once_by_an_operator_who_is_not_its_agent() -> N
     assert holds.approve(p.proposal_id, "ops").approved_by == "ops"
     with pytest.raises(ValidationError, match="no held call of this caller"):
         holds.claim(meta, "b", "fs__w", "d" * 64)
-    with pytest.raises(ValidationError, match="arguments differ"):
+    with pytest.raises(ValidationError, match=r"arguments \(or the change they make\) differ"):
         holds.claim(meta, "a", "fs__w", "e" * 64)
     assert holds.claim({}, "a", "fs__w", "d" * 64) is None
     claimed = holds.claim(meta, "a", "fs__w", "d" * 64)

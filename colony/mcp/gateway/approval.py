@@ -5,7 +5,9 @@ its client's elicitation answer is not asked for (an agent answering its own que
 approval), and it cannot approve its own proposal even when it holds operator rights.
 
 1. A HOLD (attestation off) is remembered with the caller, the tool and a digest of the
-   resolved arguments; the agent's error names the proposal id and how to go on.
+   resolved arguments and of the change the call makes (a commit's staged diff is derived
+   again on the retry, so more staged after the approval is not released with it); the
+   agent's error names the proposal id and how to go on.
 2. An operator approves it with the operator-only gateway tool ``colony_approve_hold``
    (:data:`APPROVE_TOOL`, ``{"proposal_id": ...}``), over a channel the agent's token cannot
    use (an operator's own token on the gateway's HTTP endpoint, accepted for these tools
@@ -15,7 +17,7 @@ approval), and it cannot approve its own proposal even when it holds operator ri
    a stdio gateway serves only its own agent, so its holds cannot be approved (its agent
    re-proposes with the evidence the HOLD names; run the gateway over HTTP to approve).
 3. The agent retries the same call with ``_meta`` ``{"colony/approved_hold": proposal_id}``:
-   the same agent, tool and arguments, approved and not yet used, forward the held
+   the same agent, tool, arguments and change, approved and not yet used, forward the held
    proposal(s) once; the record names the operator who approved.
 
 With attestation on, a HOLD is final (the ledger authorizes EXECUTE verdicts only): the agent
@@ -99,7 +101,7 @@ class Holds:
         if held is None or held.agent_id != agent_id or held.tool != tool:
             raise ValidationError(field, f"{pid!r} is no held call of this caller and tool (or it was already used)")
         if held.request_digest != request_digest:
-            raise ValidationError(field, "the arguments differ from the held call's")
+            raise ValidationError(field, "the arguments (or the change they make) differ from the held call's")
         if held.approved_by is None:
             raise ValidationError(field, f"held call {pid!r} is not approved yet: an operator approves it with {APPROVE_TOOL}")
         del self._held[pid]

@@ -10,6 +10,8 @@ literal dollar), so tokens need not be written into the file.
 ...     "tools": {"read_*": {"read_only": True}, "write_file": {"target": "{path}"}}}}})
 >>> cfg.upstreams["fs"].transport, cfg.defaults.call_timeout_seconds
 ('stdio', 30.0)
+>>> cfg.tools["write_file"].change.kind, cfg.tools["edit_file"].change.old  # the packaged rules under every upstream's
+('write', 'oldText')
 >>> parse_gateway_config({"upstreams": {"fs": {"url": "ftp://x"}}})
 Traceback (most recent call last):
 ...
@@ -27,13 +29,23 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    NonNegativeFloat,
+    PositiveFloat,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from colony.config import read_yaml
 from colony.config.validation import config_error
 from colony.errors import ConfigError
 
 __all__ = [
+    "ChangeRule",
     "GatewayConfig",
     "KernelSection",
     "Timing",
@@ -41,6 +53,7 @@ __all__ = [
     "UpstreamConfig",
     "load_gateway_config",
     "packaged_defaults",
+    "packaged_tools",
     "parse_gateway_config",
 ]
 
@@ -68,6 +81,40 @@ class Timing(BaseModel):
         return self
 
 
+ChangeKind = Literal["write", "edit", "patch", "staged", "none"]
+
+
+class ChangeRule(BaseModel):
+    """Where the change a tool call makes comes from, and which of its arguments hold it (DESIGN §7).
+
+    The gateway derives the change from the call and the files it names, never from what the
+    agent says about it (:mod:`colony.mcp.gateway.changes`). ``kind``:
+
+    * ``write``: argument ``path`` names a file that gets argument ``content`` whole; the file's
+      current text, read by the gateway, is the old content;
+    * ``edit``: argument ``edits`` lists replacements (each an object with the text ``old`` and
+      ``new``), applied in order to the file at ``path``; each edit's line is found in the file.
+      A call whose ``dry_run`` argument is true changes nothing and carries no change;
+    * ``patch``: the unified diff in argument ``diff`` (None: the first string argument that
+      reads as one);
+    * ``staged``: the staged diff of the repository at argument ``repo``, which the gateway runs
+      itself (``git diff --cached``): what a commit of it will record;
+    * ``none``: the call carries no change (a rule that turns a packaged one off).
+    """
+
+    model_config = _STRICT
+
+    kind: ChangeKind
+    path: str = Field(default="path", min_length=1)
+    content: str = Field(default="content", min_length=1)
+    edits: str = Field(default="edits", min_length=1)
+    old: str = Field(default="oldText", min_length=1)
+    new: str = Field(default="newText", min_length=1)
+    dry_run: str | None = Field(default="dryRun", min_length=1)
+    diff: str | None = Field(default=None, min_length=1)
+    repo: str = Field(default="repo_path", min_length=1)
+
+
 class ToolRule(BaseModel):
     """How one upstream tool (or a ``fnmatch`` pattern of them) is gated.
 
@@ -76,6 +123,9 @@ class ToolRule(BaseModel):
     ``read_only``: the tool skips the gate and deposits nothing.
     ``operator_only``: only an operator may call the tool (a registered operator's token, the
     shared token, or an ``--agent-id`` registered as an operator); other agents get a tool error.
+    ``change``: where the call's change comes from (:class:`ChangeRule`; a kind alone, such as
+    ``change: write``, takes the default argument names). A rule that does not say keeps the
+    change rule the gateway's shared ``tools`` give the tool (``change: none`` turns it off).
     """
 
     model_config = _STRICT
@@ -83,11 +133,19 @@ class ToolRule(BaseModel):
     target: str | None = Field(default=None, min_length=1)
     read_only: bool = False
     operator_only: bool = False
+    change: ChangeRule | None = None
+
+    @field_validator("change", mode="before")
+    @classmethod
+    def _kind_alone(cls, value: Any) -> Any:
+        return {"kind": value} if isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _gated_or_not(self) -> ToolRule:
         if self.read_only and self.target is not None:
             raise ValueError("a read_only tool is not gated, so it takes no target")
+        if self.read_only and self.change is not None and self.change.kind != "none":
+            raise ValueError("a read_only tool is not gated, so its change is never judged")
         return self
 
 
@@ -164,12 +222,18 @@ class KernelSection(BaseModel):
 
 
 class GatewayConfig(BaseModel):
-    """A whole ``gateway.yaml``."""
+    """A whole ``gateway.yaml``.
+
+    ``tools``: the rules every upstream has under its own (looked up after them): the packaged
+    ``tools`` of ``colony/config/gateway.yaml`` (the filesystem and git servers' change rules),
+    each replaced by a rule of the same name in the file's own ``tools:``.
+    """
 
     model_config = _STRICT
 
     kernel: KernelSection = Field(default_factory=KernelSection)
     defaults: Timing
+    tools: dict[str, ToolRule] = Field(default_factory=dict)
     upstreams: dict[str, UpstreamConfig] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -186,13 +250,28 @@ class GatewayConfig(BaseModel):
 
 
 @lru_cache(maxsize=1)
-def packaged_defaults() -> dict[str, Any]:
-    """The ``defaults`` section of the packaged ``colony/config/gateway.yaml``."""
+def _packaged() -> dict[str, Any]:
     path = Path(str(resources.files("colony") / "config" / "gateway.yaml"))
     data = read_yaml(path, "gateway")
-    if not isinstance(data, dict) or not isinstance(data.get("defaults"), dict):
-        raise ConfigError("gateway.defaults", "the packaged gateway.yaml has no defaults mapping", path=str(path))
-    return dict(data["defaults"])
+    for key in ("defaults", "tools"):
+        if not isinstance(data, dict) or not isinstance(data.get(key), dict):
+            raise ConfigError(f"gateway.{key}", f"the packaged gateway.yaml has no {key} mapping", path=str(path))
+    return dict(data)
+
+
+def packaged_defaults() -> dict[str, Any]:
+    """The ``defaults`` section of the packaged ``colony/config/gateway.yaml``."""
+    return dict(_packaged()["defaults"])
+
+
+@lru_cache(maxsize=1)
+def packaged_tools() -> dict[str, ToolRule]:
+    """The ``tools`` section of the packaged ``colony/config/gateway.yaml``, validated (shared with the hook)."""
+    raw = _packaged()["tools"]
+    try:
+        return {str(name): ToolRule.model_validate(rule) for name, rule in raw.items()}
+    except ValidationError as exc:
+        raise config_error(exc, source="colony/config/gateway.yaml", prefix="gateway.tools") from None
 
 
 def _expand(value: str, where: str, source: str) -> str:
@@ -229,6 +308,11 @@ def parse_gateway_config(data: Any, *, source: str = "<data>") -> GatewayConfig:
     if not isinstance(overrides, Mapping):
         raise ConfigError("gateway.defaults", "expected a mapping", path=source)
     raw["defaults"] = {**packaged_defaults(), **overrides}
+    tools = raw.get("tools")
+    tools = {} if tools is None else tools
+    if not isinstance(tools, Mapping):
+        raise ConfigError("gateway.tools", "expected a mapping", path=source)
+    raw["tools"] = {**packaged_tools(), **tools}
     upstreams = raw.get("upstreams")
     if isinstance(upstreams, Mapping):
         raw["upstreams"] = {name: _expand_upstream(str(name), spec, source) for name, spec in upstreams.items()}

@@ -61,7 +61,7 @@ class Gateway:
         self.config = config
         self._owns_kernel = kernel is None
         self.kernel = open_kernel(config.kernel) if kernel is None else kernel
-        self.rules = {name: ToolRules(up.tools) for name, up in config.upstreams.items()}
+        self.rules = {name: ToolRules(up.tools, config.tools) for name, up in config.upstreams.items()}
         self.upstreams = {
             name: Upstream(name, up, config.defaults, on_tools_changed=self._tools_changed)
             for name, up in config.upstreams.items()

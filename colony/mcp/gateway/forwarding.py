@@ -7,7 +7,11 @@ For a gated tool:
 2. every path argument is resolved to the real path the upstream will touch
    (:mod:`colony.mcp.gateway.targets`), and the call becomes one proposal per target
    (:mod:`colony.mcp.gateway.proposal`) for the authenticated agent; the worst verdict counts,
-   and the outcome is recorded once, at the first target (the repository for the git tools);
+   and the outcome is recorded once, at the first target (the repository for the git tools).
+   A tool with a change rule carries the change the call will make, derived by the gateway
+   from the call and the files it names (:mod:`colony.mcp.gateway.changes`), on the first
+   target's proposal: its learned risk enters the gate, and its outcome teaches the model. A
+   change that cannot be derived is left out, and the answer says why (``change_note``);
 3. EXECUTE forwards the call with the resolved paths; HOLD answers with a tool error listing
    the gate's required evidence, and forwards only after an operator approved it
    (:mod:`colony.mcp.gateway.approval`); REFUSE answers with the reason and never reaches
@@ -33,6 +37,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import anyio
@@ -44,7 +49,8 @@ from colony.attestation.canonical import digest_json
 from colony.errors import ColonyError
 from colony.kernel import ColonyKernel
 from colony.mcp.gateway import approval
-from colony.mcp.gateway.config import GatewayConfig
+from colony.mcp.gateway.changes import NO_CHANGE, Derived, derive
+from colony.mcp.gateway.config import ChangeRule, GatewayConfig
 from colony.mcp.gateway.mapping import ToolRules
 from colony.mcp.gateway.outcomes import UNKNOWN_NOTE, Outcome, unknown_terms
 from colony.mcp.gateway.proposal import intent_from_meta, tool_call_proposal
@@ -109,6 +115,8 @@ class Forwarder:
         self._monotonic = monotonic
         self.resolvers = {name: PathResolver(up.path_roots) if up.local_paths else None for name, up in config.upstreams.items()}
         self.holds = approval.Holds()
+        self._prior_checked = False
+        self._prior_note: str | None = None  # why no change can be judged (the kernel's prior cannot be loaded)
 
     async def _kernel(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self._offload:
@@ -146,7 +154,12 @@ class Forwarder:
         )
         meta = _request_meta(context)
         intent = intent_from_meta(meta)
-        request_digest = digest_json({"tool": route.name, "arguments": arguments}, field="arguments")
+        change_rule = self.rules[upstream.name].change(route.tool)
+        derived = NO_CHANGE if change_rule is None else await self._derive(upstream.name, change_rule, arguments)
+        request: dict[str, Any] = {"tool": route.name, "arguments": arguments}
+        if derived.change is not None:  # an approval releases this change, not whatever is staged by the retry
+            request["change"] = derived.change.record.digest
+        request_digest = digest_json(request, field="arguments")
         released = self.holds.claim(meta, agent_id, route.name, request_digest)
         if not await upstream.alive():  # nothing to propose for an action that cannot happen now
             raise UpstreamUnavailable(upstream.name, upstream.last_error or "not connected yet")
@@ -166,16 +179,50 @@ class Forwarder:
             )
             for target in targets
         )
-        verdicts: list[GateResult] = [await self._kernel(self.kernel.propose_action, p) for p in proposals]
+        verdicts: list[GateResult] = []
+        for i, p in enumerate(proposals):  # the change goes with the first target, where its outcome is recorded
+            verdicts.append(await self._kernel(self.kernel.propose_action, p, change=derived.change if i == 0 else None))
         worst = max(range(len(verdicts)), key=lambda i: _SEVERITY[verdicts[i].decision])  # judged on every target
         verdict, proposal = verdicts[worst], proposals[worst]
         if verdict.decision is GateDecision.EXECUTE:
-            return await self._execute(route, arguments, proposals, verdict, None)
+            return await self._execute(route, arguments, proposals, verdict, None, change=_change_stamp(verdicts[0], derived))
         hint = None
         if verdict.decision is GateDecision.HOLD and not self.attested:
             self.holds.hold(approval.Held(agent_id, route.name, request_digest, proposals, verdict))
             hint = proposals[0].proposal_id
-        return gate_error(route.name, proposal.target, verdict, proposal.proposal_id, intent.missing, approval_id=hint)
+        return gate_error(
+            route.name,
+            proposal.target,
+            verdict,
+            proposal.proposal_id,
+            intent.missing,
+            approval_id=hint,
+            change=verdicts[0].change,
+            change_note=derived.note,
+        )
+
+    async def _derive(self, upstream: str, rule: ChangeRule, arguments: Mapping[str, Any]) -> Derived:
+        """The change the call will make (see :mod:`colony.mcp.gateway.changes`); git runs off the event loop."""
+        problem = self._prior_problem()
+        if problem is not None:
+            return Derived(note=problem)
+        resolver = self.resolvers[upstream]
+        roots = resolver.roots if resolver is not None else ()
+        work = partial(derive, rule, arguments, roots, local=resolver is not None, policy=self.kernel.policy.change)
+        if rule.kind == "staged":
+            return await anyio.to_thread.run_sync(work)
+        return work()
+
+    def _prior_problem(self) -> str | None:
+        """Why the kernel cannot judge a change at all (its cold-start prior cannot be loaded), checked once."""
+        if not self._prior_checked:
+            try:
+                _ = self.kernel.change_memory.prior
+            except ColonyError as exc:
+                log.error("gateway: calls are judged without their change: %s", exc)
+                self._prior_note = f"colony cannot judge changes: {exc}"
+            self._prior_checked = True
+        return self._prior_note
 
     # ---------------------------------------------------------------- execute
     async def _send(self, route: Route, arguments: dict[str, Any]) -> _Sent:
@@ -203,6 +250,8 @@ class Forwarder:
         proposals: tuple[ActionProposal, ...],
         verdict: GateResult,
         approved_by: str | None,
+        *,
+        change: dict[str, Any] | None = None,
     ) -> types.CallToolResult:
         # Shielded from the first authorization to the last record: a caller that cancels or disconnects
         # cannot stop the outcome of a call the upstream may already act on from being recorded.
@@ -238,6 +287,8 @@ class Forwarder:
             "failure": sent.failure_kind,
             "recorded": recorded,
         }
+        if change is not None:
+            stamp["change"] = change  # the learned risk of the call's change, or why it has none
         if len(proposals) > 1:
             stamp["targets"] = [p.target for p in proposals]
             stamp["proposal_ids"] = [p.proposal_id for p in proposals]
@@ -264,15 +315,20 @@ class Forwarder:
         try:
             if receipt is not None:
                 await self._kernel(self.kernel.record_execution_receipt, proposal.proposal_id, receipt, ACTOR)
-                await self._kernel(
-                    self.kernel.record_attested_outcome, proposal, outcome, passed, feedback, ACTOR, observed=True
-                )
+                await self._kernel(self.kernel.record_attested_outcome, proposal, outcome, passed, feedback, ACTOR, observed=True)
             else:  # the gateway saw what the upstream did: an observed outcome, which counts fully
                 await self._kernel(self.kernel.record_outcome, proposal, outcome, passed, feedback, observed=True)
         except ColonyError:
             log.exception("gateway: recording the outcome of %s (proposal %s) failed", route.name, proposal.proposal_id)
             return False
         return True
+
+
+def _change_stamp(verdict: GateResult, derived: Derived) -> dict[str, Any] | None:
+    """The stamp's ``change``: the verdict's learned risk of the change, or ``{"note": why it has none}``."""
+    if verdict.change is not None:
+        return dict(verdict.change)
+    return {"note": derived.note} if derived.note is not None else None
 
 
 def _request_meta(context: Context[Any, Any] | None) -> Mapping[str, Any] | None:

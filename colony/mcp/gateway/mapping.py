@@ -1,7 +1,11 @@
 """Mapping rules: which rule governs a tool, and the target a call is gated at.
 
 A rule is found by the tool's exact name first, then by the first ``fnmatch`` pattern
-(in file order) that matches; a tool no rule names is gated with the default target.
+(in file order) that matches; then the same way among the gateway's shared rules (the packaged
+``tools``: :attr:`~colony.mcp.gateway.config.GatewayConfig.tools`); a tool no rule names is
+gated with the default target. A tool's **change rule** (:meth:`ToolRules.change`) is its own
+rule's ``change`` if that rule sets one, else the shared rules' (so a rule that only sets a
+target keeps the packaged ``write_file: {change: write}``).
 
 **The default target** (:func:`default_target`, also the coding-agent hook's) is the value
 of the first of the arguments ``path``, ``file_path``, ``repo_path``, ``uri`` and ``url``
@@ -30,6 +34,8 @@ True
 '/r'
 >>> rules.targets("fs", "move_file", {"source": "/a", "destination": "/held"}, None)[1]
 ['/a', '/held']
+>>> rules.change("write_file") is None, ToolRules({}, {"write_file": ToolRule(change="write")}).change("write_file").kind
+(True, 'write')
 >>> rules.target("git", "git_checkout", {"repo_path": "/r"})
 Traceback (most recent call last):
 ...
@@ -45,7 +51,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from colony.errors import ValidationError
-from colony.mcp.gateway.config import ToolRule
+from colony.mcp.gateway.config import ChangeRule, ToolRule
 from colony.mcp.gateway.targets import PATH_ARGUMENTS, RELATIVE_TO, PathResolver
 
 __all__ = ["DEFAULT_TARGET_ARGUMENTS", "ToolRules", "default_target", "render_target"]
@@ -111,25 +117,52 @@ def _inside(path: str, base: str, field: str) -> str:
     return os.path.relpath(path, base)
 
 
-class ToolRules:
-    """The rules of one upstream, looked up by tool name."""
+class _Lookup:
+    """Rules by exact name, then by the first matching ``fnmatch`` pattern (in file order)."""
 
     def __init__(self, rules: Mapping[str, ToolRule]) -> None:
-        self._exact = {name: rule for name, rule in rules.items() if not any(c in name for c in "*?[")}
-        self._patterns = [(name, rule) for name, rule in rules.items() if name not in self._exact]
+        self.exact = {name: rule for name, rule in rules.items() if not any(c in name for c in "*?[")}
+        self.patterns = [(name, rule) for name, rule in rules.items() if name not in self.exact]
         for rule in rules.values():
             if rule.target is not None:
                 _fields(rule.target)  # a malformed template fails at start-up, not on the first call
 
-    def rule(self, tool: str) -> ToolRule:
-        """The rule governing ``tool`` (exact name, then the first matching pattern, else gated by default)."""
-        found = self._exact.get(tool)
+    def find(self, tool: str) -> ToolRule | None:
+        found = self.exact.get(tool)
         if found is not None:
             return found
-        for pattern, rule in self._patterns:
+        for pattern, rule in self.patterns:
             if fnmatch.fnmatchcase(tool, pattern):
                 return rule
-        return _GATED
+        return None
+
+
+class ToolRules:
+    """The rules of one upstream, looked up by tool name, above the gateway's ``shared`` rules."""
+
+    def __init__(self, rules: Mapping[str, ToolRule], shared: Mapping[str, ToolRule] | None = None) -> None:
+        self._own = _Lookup(rules)
+        self._shared = _Lookup(shared or {})
+        self._changes: dict[str, ChangeRule | None] = {}
+
+    def rule(self, tool: str) -> ToolRule:
+        """The rule governing ``tool`` (its own rules, then the shared ones, else gated by default)."""
+        found = self._own.find(tool)
+        if found is None:
+            found = self._shared.find(tool)
+        return found if found is not None else _GATED
+
+    def change(self, tool: str) -> ChangeRule | None:
+        """Where a call of ``tool`` takes its change from (None: it carries none); see the module docstring."""
+        if tool in self._changes:
+            return self._changes[tool]
+        own = self._own.find(tool)
+        found = own if own is not None and "change" in own.model_fields_set else self._shared.find(tool)
+        rule = found.change if found is not None else None
+        change = None if rule is None or rule.kind == "none" else rule
+        if len(self._changes) < 4096:  # an upstream's tool names are few; a cache they cannot flood
+            self._changes[tool] = change
+        return change
 
     def target(self, upstream: str, tool: str, arguments: Mapping[str, Any]) -> str:
         """The target a call of ``tool`` is gated at."""

@@ -33,12 +33,22 @@ def tool_error(message: str, **fields: Any) -> types.CallToolResult:
 
 
 def gate_error(
-    tool: str, target: str, verdict: GateResult, proposal_id: str, missing: tuple[str, ...], *, approval_id: str | None = None
+    tool: str,
+    target: str,
+    verdict: GateResult,
+    proposal_id: str,
+    missing: tuple[str, ...],
+    *,
+    approval_id: str | None = None,
+    change: dict[str, Any] | None = None,
+    change_note: str | None = None,
 ) -> types.CallToolResult:
     """The tool error for a HOLD or REFUSE verdict: the reason, the required evidence, what the call left out.
 
     ``approval_id``: the held call an operator may approve (then the same call, retried with
-    ``_meta`` ``colony/approved_hold``, is forwarded).
+    ``_meta`` ``colony/approved_hold``, is forwarded). ``change``: the learned risk of the call's
+    change (the verdict's ``change``: its riskiest lines are named in the reason); ``change_note``:
+    why the call was judged without its change.
     """
     decision = verdict.decision.value.upper()
     parts = [f"colony {decision}: {tool} at {target!r} was not forwarded (gate score {verdict.gate_score:.3f}). {verdict.reason}"]
@@ -47,6 +57,11 @@ def gate_error(
     if missing:
         parts.append(f"The call did not state: {', '.join(missing)} ({_META_HINT}).")
     extra: dict[str, Any] = {}
+    if change is not None:
+        extra["change"] = dict(change)
+    if change_note is not None:
+        parts.append(f"Its change was not judged: {change_note}.")
+        extra["change_note"] = change_note
     if approval_id is not None:
         parts.append(
             f"An operator may approve held call {approval_id!r} (colony_approve_hold); then retry this call "
