@@ -1,8 +1,10 @@
 """The hook's answers: a PreToolUse decision from the gate, a PostToolUse outcome for the kernel.
 
 PreToolUse proposes the call (for the agent the hook command was bound to, at the call's
-target) and answers ``allow`` / ``ask`` / ``deny`` for EXECUTE / HOLD / REFUSE with the
-gate's reason. A ``Bash`` call that may write several paths is proposed once, at the one
+target), with the change it will make (:mod:`colony.hook.change`: an Edit's, MultiEdit's or
+Write's, from the payload and the file on disk), and answers ``allow`` / ``ask`` / ``deny``
+for EXECUTE / HOLD / REFUSE with the gate's reason: a held change names its riskiest lines, a
+change colony could not derive says why. A ``Bash`` call that may write several paths is proposed once, at the one
 under the most pressure (the gate's hazard is the only part of its score that depends on the
 target), so it is judged by its worst target. ``allow`` becomes ``ask`` when colony can't tell
 what the command writes, or when the call matches a dangerous pattern
@@ -20,6 +22,7 @@ import os
 from typing import Any
 
 from colony.errors import ConflictError
+from colony.hook.change import judged_change
 from colony.hook.client import fail_safe, pre_answer
 from colony.hook.paths import path_dangers
 from colony.hook.payload import HookCall
@@ -72,10 +75,13 @@ def _pre(kernel: ColonyKernel, call: HookCall, agent_id: str) -> dict[str, Any]:
         return fail_safe(call.event, f"tool_use_id {call.tool_use_id!r} was already proposed")
     shell = call.shell()
     target = _worst(kernel, call.targets(shell))
-    result = kernel.propose_action(_proposal(kernel, call, agent_id, target))
+    derived = judged_change(kernel, call)  # from the payload and the file on disk, never the agent's words
+    result = kernel.propose_action(_proposal(kernel, call, agent_id, target), change=derived.change)
     reason = f"colony {result.decision.value.upper()} (gate score {result.gate_score:.3f}) for {call.tool_name} at {target}: {result.reason}"
     if result.required_evidence:
         reason += " Required evidence: " + ", ".join(result.required_evidence) + "."
+    if derived.note is not None:
+        reason += f" Its change was not judged: {derived.note}."
     permission = _PERMISSION[result.decision]
     cautions = _cautions(call, shell)
     if cautions and permission == "allow":
