@@ -2,7 +2,11 @@
 
 A file is opened read-only; a colony on PostgreSQL is read in one read-only snapshot
 (``PgStateDB.snapshot``: consistent, nothing written, and kernel calls go on meanwhile).
-The command line is ``colony ledger verify`` (:mod:`colony.commands.ledger`).
+The command line is ``colony ledger verify`` (:mod:`colony.commands.ledger`). Each run is
+validated as :meth:`AttestationLedger.validate` does: the chain, the signatures, the lifecycle
+links, the signed heads, the index columns against the signed payloads, and, in a kernel's
+state, the kernel's ``consequences`` and ``proposals`` rows against what the run signs
+(:mod:`colony.attestation.kernel_records`).
 
 The key id recorded in the signatures is a label, not a secret: unless ``--key-id`` is
 given it is read from the ledger's first event, and the key itself decides validity.
