@@ -32,7 +32,7 @@ from typing import Any
 from colony.canonical import canonical_text
 from colony.errors import ValidationError
 from colony.history.changes import change_settings, file_diff, measure_commit
-from colony.history.szz import blame_lines, countable_lines
+from colony.history.szz import Annotator, countable_lines
 
 __all__ = [
     "COMMIT_EVERY",
@@ -150,17 +150,20 @@ def _missing(repo: Any, sha: str, include: Sequence[str]) -> str | None:
     return None
 
 
-def diff_commit(repo: Any, sha: str, candidate: bool, include: Sequence[str]) -> dict[str, Any]:
+def diff_commit(
+    repo: Any, sha: str, candidate: bool, include: Sequence[str], annotator: Annotator | None = None
+) -> dict[str, Any]:
     """Per-commit facts from the diff of the included files (and blame, for fix candidates): the cacheable part.
 
-    ``repo`` is the repository commit ``sha`` is read from (:func:`open_repo`).
+    ``repo`` is the repository commit ``sha`` is read from (:func:`open_repo`); fixes are blamed by
+    ``annotator`` (default: a new one, whose annotations this commit alone uses).
     """
     from git.exc import GitError
     from gitdb.exc import ODBError
     from pydriller.domain.commit import ModifiedFile
 
     try:
-        return _facts(repo, sha, candidate, include, ModifiedFile)
+        return _facts(repo, sha, candidate, include, ModifiedFile, annotator or Annotator())
     except (GitError, ODBError, ValueError) as exc:
         path = _missing(repo, sha, include)
         if path is None:
@@ -174,12 +177,14 @@ def gather(
     """The facts of each ``(commit id, merge, fix candidate)`` job, in order: from ``cache``, else computed and cached.
 
     :data:`WORKERS` threads compute them, each with its own repository, so git's work for one commit
-    (diff, blame) runs beside Python's for another; a commit whose included content is missing
+    (diff, blame) runs beside Python's for another, and share one :class:`~colony.history.szz.Annotator`
+    (a fix's blame continues from the last of the same file); a commit whose included content is missing
     yields its :class:`MissingBlobError`. A result enters the cache when it is yielded, so an
     interrupted run keeps exactly the commits it handed out.
     """
     local = threading.local()
     repos: list[Any] = []
+    annotator = Annotator()
 
     def compute(sha: str, merge: bool, candidate: bool) -> dict[str, Any] | MissingBlobError:
         if not hasattr(local, "repo"):
@@ -188,7 +193,7 @@ def gather(
         try:
             if merge:
                 return {**MERGE_FACTS, "touches": touches(local.repo, sha, include)}
-            return diff_commit(local.repo, sha, candidate, include)
+            return diff_commit(local.repo, sha, candidate, include, annotator)
         except MissingBlobError as exc:
             return exc
 
@@ -224,7 +229,7 @@ def gather(
             repo.close()
 
 
-def _facts(repo: Any, sha: str, candidate: bool, include: Sequence[str], modified: Any) -> dict[str, Any]:
+def _facts(repo: Any, sha: str, candidate: bool, include: Sequence[str], modified: Any, annotator: Annotator) -> dict[str, Any]:
     files: list[list[Any]] = []
     parts: list[tuple[str, str]] = []  # (path, its part of the diff) until measured
     blame: Counter[tuple[str, bool]] = Counter()
@@ -247,7 +252,7 @@ def _facts(repo: Any, sha: str, candidate: bool, include: Sequence[str], modifie
             parsed = mod.diff_parsed
             lines = countable_lines(parsed["deleted"], parsed["added"])
             countable += len(lines)
-            for b in blame_lines(repo, sha, old, lines):
+            for b in annotator.blame(repo, sha, old, lines, before):
                 blame[(b.commit, b.via_rename)] += b.lines
                 origins.update((b.commit, b.orig_path, n) for n in b.orig_lines)
     files.sort(key=lambda f: f[0])
