@@ -8,7 +8,14 @@ process (the client and the gateway both use stdio). The colony state is in memo
 agent is calibrated, every target is clear, so every gated call is EXECUTE with its outcome
 recorded; read-only calls are forwarded without a proposal. The overhead is the median (and
 99th percentile) of the per-pair differences. Target (issue 26): gated overhead ≤ 1.5 ms p50 per
-forwarded call over calling the upstream directly.
+forwarded call over calling the upstream directly, for a call without a change (``write_file``
+with ``change: none``).
+
+**Deriving a change** (issue 25). In process, ``write_file`` of a 100-line file over its earlier
+100-line version, with the packaged ``change: write`` rule: the gateway reads the file, measures
+the change and the kernel judges it (a colony without a cold-start prior, so the figure does not
+depend on a prior file) and learns its outcome. Reported beside the same call without a change,
+and :func:`colony.mcp.gateway.changes.derive` alone (the file read and the measuring).
 
 **Hook.** Wall time from starting the hook process to its answer, for a PreToolUse payload:
 the direct hook (``colony hook --state``: Python start-up, the CLI, the kernel's import, the
@@ -38,11 +45,12 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp_types import RequestParamsMeta
 
-from benchmarks.common import summary_us, write_artefact
+from benchmarks.common import repeated_us, summary_us, write_artefact
 from colony.hook import client as hook_client
 from colony.hook.resident import ResidentHook
 from colony.kernel import ColonyKernel, ColonyKernelConfig
-from colony.mcp.gateway.config import parse_gateway_config
+from colony.mcp.gateway.changes import derive
+from colony.mcp.gateway.config import ChangeRule, parse_gateway_config
 from colony.mcp.gateway.core import Gateway
 from colony.notebooks.live_gateway import filesystem_server
 
@@ -59,46 +67,66 @@ META: RequestParamsMeta = {  # type: ignore[typeddict-unknown-key]  # _meta is a
 Call = Callable[[str, dict[str, Any], dict[str, Any] | None], Awaitable[Any]]
 
 
-def _config(files: Path) -> dict[str, Any]:
-    return {
-        "kernel": {"calibrate": {AGENT: 0.7}},
-        "defaults": {"tick_interval_seconds": 0},
-        "upstreams": {
-            "fs": {
-                "command": "node",
-                "args": [str(filesystem_server(ROOT)), str(files)],
-                "tools": {"read_*": {"read_only": True}},
-            }
-        },
-    }
+CHANGED_LINES = 100
+
+
+def _config(files: Path, *, changes: bool) -> dict[str, Any]:
+    fs = {"command": "node", "args": [str(filesystem_server(ROOT)), str(files)], "cwd": str(files)}
+    # the issue 26 overhead is a call without a change: write_file's packaged change rule turned off
+    upstreams: dict[str, Any] = {"fs": {**fs, "tools": {"read_*": {"read_only": True}, "write_file": {"change": "none"}}}}
+    if changes:
+        upstreams["fsc"] = {**fs, "tools": {"read_*": {"read_only": True}}}  # write_file: {change: write}, as packaged
+    return {"kernel": {"calibrate": {AGENT: 0.7}}, "defaults": {"tick_interval_seconds": 0}, "upstreams": upstreams}
+
+
+def _hundred_lines(i: int) -> str:
+    return "".join(f"value_{j} = compute(item_{j}, {i}, scale={j * i % 97})\n" for j in range(CHANGED_LINES))
 
 
 def _fs(files: Path) -> StdioServerParameters:
     return StdioServerParameters(command="node", args=[str(filesystem_server(ROOT)), str(files)])
 
 
-async def _pairs(direct: Client, gated: Client, files: Path, n: int, warm: int) -> dict[str, Any]:
-    """Interleaved (direct, through the gateway) pairs for a gated write and an ungated read."""
+async def _pairs(direct: Client, gated: Client, files: Path, n: int, warm: int, *, changes: bool) -> dict[str, Any]:
+    """Interleaved (direct, through the gateway) pairs for a gated write and an ungated read (and a changed write).
+
+    The changed write's file is reset to its earlier version before each of the two calls (untimed).
+    """
     out: dict[str, Any] = {}
-    for kind, tool in (("gated_write", "write_file"), ("read_only", "read_text_file")):
+    kinds = [("gated_write", "fs", "write_file"), ("read_only", "fs", "read_text_file")]
+    if changes:  # the same 100-line write without and with its change
+        kinds += [("unchanged_write_100_lines", "fs", "write_file"), ("changed_write_100_lines", "fsc", "write_file")]
+    for kind, upstream, tool in kinds:
         direct_s: list[float] = []
         gateway_s: list[float] = []
         for i in range(warm + n):
-            path = str(files / f"f{i % 200}.txt")
-            args = {"path": path, "content": f"v{i}"} if tool == "write_file" else {"path": path}
+            path = str(files / f"{kind}{i % 200}.txt")
+            hundred = kind.endswith("100_lines")
+            content = _hundred_lines(i) if hundred else f"v{i}"
+            args = {"path": path, "content": content} if tool == "write_file" else {"path": path}
             if tool == "read_text_file":
-                (files / f"f{i % 200}.txt").write_text("x")
+                (files / f"{kind}{i % 200}.txt").write_text("x")
+            elif hundred:
+                (files / f"{kind}{i % 200}.txt").write_text(_hundred_lines(i - 1))  # the file's earlier version
             t = time.perf_counter()
             r1 = await direct.call_tool(tool, args)
+            direct_took = time.perf_counter() - t
+            if hundred:
+                (files / f"{kind}{i % 200}.txt").write_text(_hundred_lines(i - 1))  # the gateway reads the old file too
             t1 = time.perf_counter()
-            r2 = await gated.call_tool(f"fs__{tool}", args, meta=META if tool == "write_file" else None)
+            r2 = await gated.call_tool(f"{upstream}__{tool}", args, meta=META if tool == "write_file" else None)
             t2 = time.perf_counter()
             if r1.is_error or r2.is_error:
                 raise RuntimeError(f"{tool} failed: {r1.content} / {r2.content}")
-            if tool == "write_file" and (r2.meta or {}).get("colony/gateway", {}).get("decision") != "execute":
+            stamp = (r2.meta or {}).get("colony/gateway", {})
+            if tool == "write_file" and stamp.get("decision") != "execute":
                 raise RuntimeError(f"the benchmark call was not executed: {r2.meta}")
+            if kind.startswith("changed") and stamp.get("change", {}).get("la") != CHANGED_LINES:
+                raise RuntimeError(f"the benchmark call carried no {CHANGED_LINES}-line change: {stamp}")
+            if upstream == "fs" and "change" in stamp:
+                raise RuntimeError(f"the call without a change carried one: {stamp}")
             if i >= warm:
-                direct_s.append(t1 - t)
+                direct_s.append(direct_took)
                 gateway_s.append(t2 - t1)
         diffs = [g - d for g, d in zip(gateway_s, direct_s, strict=True)]
         out[kind] = {"direct": summary_us(direct_s), "gateway": summary_us(gateway_s), "overhead": summary_us(diffs)}
@@ -108,19 +136,40 @@ async def _pairs(direct: Client, gated: Client, files: Path, n: int, warm: int) 
 async def bench_in_process(n: int, warm: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         files = Path(tmp).resolve()
-        async with Gateway(parse_gateway_config(_config(files))) as gw, Client(gw.server(AGENT)) as g, Client(_fs(files)) as d:
-            return await _pairs(d, g, files, n, warm)
+        kernel = ColonyKernel(ColonyKernelConfig(change_prior=None))  # a colony learning from zero: no prior file needed
+        try:
+            async with (
+                Gateway(parse_gateway_config(_config(files, changes=True)), kernel=kernel) as gw,
+                Client(gw.server(AGENT)) as g,
+                Client(_fs(files)) as d,
+            ):
+                return await _pairs(d, g, files, n, warm, changes=True)
+        finally:
+            kernel.close()
+
+
+def bench_derive(n: int) -> dict[str, Any]:
+    """:func:`derive` alone for a 100-line write over the file's earlier 100-line version (read from disk each time)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        target = root / "module.py"
+        target.write_text(_hundred_lines(0))
+        rule, args, roots = ChangeRule(kind="write"), {"path": str(target), "content": _hundred_lines(1)}, (str(root),)
+        derived = derive(rule, args, roots)
+        if derived.change is None or derived.change.la != CHANGED_LINES:
+            raise RuntimeError(f"derive measured no {CHANGED_LINES}-line change: {derived}")
+        return repeated_us(lambda: derive(rule, args, roots), n)
 
 
 async def bench_process(n: int, warm: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         files = Path(tmp).resolve()
         config = Path(tmp) / "gateway.yaml"
-        config.write_text(json.dumps(_config(files)))  # JSON is YAML
+        config.write_text(json.dumps(_config(files, changes=False)))  # JSON is YAML
         args = ["-m", "colony.cli", "gateway", "--config", str(config), "--agent-id", AGENT]
         gateway = StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT))
         async with Client(gateway) as g, Client(_fs(files)) as d:
-            return await _pairs(d, g, files, n, warm)
+            return await _pairs(d, g, files, n, warm, changes=False)
 
 
 def _wall(argv: list[str], stdin: str, n: int) -> list[float]:
@@ -189,7 +238,7 @@ def _print(title: str, rows: dict[str, Any]) -> None:
     for kind, r in rows.items():
         d, g, o = r["direct"], r["gateway"], r["overhead"]
         print(
-            f"  {kind:<12} direct p50 {d['median_us'] / 1e3:6.2f}   gateway p50 {g['median_us'] / 1e3:6.2f}   "
+            f"  {kind:<25} direct p50 {d['median_us'] / 1e3:6.2f}   gateway p50 {g['median_us'] / 1e3:6.2f}   "
             f"overhead p50 {o['median_us'] / 1e3:6.2f}  p99 {o['p99_us'] / 1e3:6.2f}  (n={o['n']})"
         )
 
@@ -204,11 +253,19 @@ def main(argv: list[str]) -> int:
     _print("gateway in process (client in memory, upstream over stdio)", in_process)
     process = anyio.run(bench_process, n_proc, warm)
     _print("colony gateway as a process (client and upstream over stdio)", process)
+    derived = bench_derive(n_mem * 5)
+    overhead = {k: r["overhead"]["median_us"] for k, r in in_process.items()}
+    change_cost = overhead["changed_write_100_lines"] - overhead["unchanged_write_100_lines"]
+    print(
+        f"deriving a {CHANGED_LINES}-line write's change: derive() p50 {derived['median_us'] / 1e3:.3f} ms; "
+        f"the gateway's overhead with the change over without it, p50 {change_cost / 1e3:.2f} ms"
+    )
     hooks = bench_hooks(n_hook)
     print("hook start-up + decision (ms, wall time per process)")
     for name, s in hooks.items():
         print(f"  {name:<16} p50 {s['median_us'] / 1e3:7.1f}   p99 {s['p99_us'] / 1e3:7.1f}   (n={s['n']})")
     results: dict[str, Any] = {"in_process": in_process, "process": process, "hooks": hooks, "quick": args.quick}
+    results["change"] = {"derive_write_100_lines": derived, "overhead_with_over_without_change_us": change_cost}
     results["load"] = {"before": before, "after": _load(), "cpu_count": os.cpu_count()}
     results["targets"] = target_check(results)
     for name, t in results["targets"].items():
