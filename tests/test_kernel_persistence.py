@@ -61,7 +61,7 @@ def test_state_survives_a_process_restart(tmp_path: Path) -> None:
 def test_ticks_and_decay_resume_after_restart(tmp_path: Path) -> None:
     state = tmp_path / "s.sqlite"
     with ColonyKernel(ColonyKernelConfig(state_path=state)) as k:
-        k.record_outcome(make_proposal(target="loc"), {}, tests_passed=False)
+        k.record_outcome(make_proposal(target="loc"), {}, tests_passed=False, observed=True)  # the full 3.0
         for _ in range(5):
             k.tick()
         left = k.pheromones.sense("loc", SignalType.FAILURE)

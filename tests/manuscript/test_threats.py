@@ -64,14 +64,13 @@ def test_a_report_from_an_agent_that_never_proposed_is_measured_as_the_kernel_tr
     assert measured["required_mode"]["refused"] is True  # the attested path admits no unauthorized report
     policy = default_policy()
     if measured["accepted_on_ordinary_path"]:
-        # the same one failed report, asked of the paired fixture's kernel at the same trust
-        one = verdicts_by_tick(1, agent_trust=measured["trusted_trust"], policy=policy)
-        assert measured["before"] == one["before"]["decision"]
-        assert (measured["after"], measured["after_score"]) == (one["ticks"][0]["decision"], one["ticks"][0]["gate_score"])
-        assert measured["next_tick"] == one["ticks"][1]["decision"]
-        assert measured["failure_after"] == pytest.approx(
-            policy.outcome.failure_strength * policy.pheromone.source_multipliers.test
-        )
+        # recorded, but weighted by the reporter's standing (a new agent's trust over the trusted reporter's) and capped
+        standing = policy.trust.new_agent_trust / policy.outcome.trusted_reporter
+        full = policy.outcome.failure_strength * policy.pheromone.source_multipliers.test
+        assert measured["standing"] == pytest.approx(standing)
+        assert measured["failure_after"] == pytest.approx(min(full * standing, policy.proposal.proposal_deposit_cap))
+        assert measured["failure_after"] < policy.gate.hazard_medium
+        assert (measured["after"], measured["after_score"]) == (measured["before"], measured["before_score"])
     else:
         assert measured["after"] == measured["before"]
 

@@ -103,10 +103,15 @@ def lying_reporter(k: Kernels) -> dict[str, Any]:
         next_tick = kernel.propose_action(k.complete("t-next", TRUSTED))
     with k.kernel(attestation_mode="required") as kernel:
         refused = _reported(k, kernel, k.complete("never-proposed", "liar"), passed=False)
+    policy = kernel.policy
     return {
         "accepted_on_ordinary_path": accepted["accepted"],
         "trusted_trust": TRUSTED_TRUST,
+        # what the reporter's word counts for: its trust (a new agent's) over outcome.trusted_reporter
+        "standing": policy.trust.new_agent_trust / policy.outcome.trusted_reporter,
+        "trusted_reporter": policy.outcome.trusted_reporter,
         "before": before.decision.value,
+        "before_score": before.gate_score,
         "after": after.decision.value,
         "after_score": after.gate_score,
         "failure_after": field["failure"],
