@@ -59,7 +59,7 @@ RECORD_FIELDS: dict[str, str] = {
     "agent_id": "the proposer: the merged author, or '<operator> (<tool>)' for agent commits",
     "operator": "the merged human (or bot) behind the commit",
     "kind": "agent | bot | human",
-    "tool": "aider | openhands | null",
+    "tool": "the agent tool whose signature matched (colony/config/agents.yaml: aider, openhands, claude_code, ...) or null",
     "subject": "first line of the message",
     "merge": "more than one parent (no diff; not replayed)",
     "files": "[[path, old_path, change, added, deleted]] of the included files, sorted by path (PyDriller's counts)",

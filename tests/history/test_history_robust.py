@@ -90,10 +90,16 @@ def test_a_missing_blob_of_an_included_file_is_named_or_skipped(tmp_path, capsys
     assert [r["id"] for r in skipped.records] == [ids["c4"]]
 
 
-@pytest.mark.parametrize("case", ["plain", "empty", "shallow", "garbage"])
+@pytest.mark.parametrize("case", ["plain", "empty", "shallow", "garbage", "subdirectory"])
 def test_bad_sources_are_clear_errors_with_exit_2(tmp_path, capsys, case):
     source = tmp_path / case
-    if case == "plain":
+    if case == "subdirectory":  # a folder inside a repository: git answers for the repository, PyDriller does not
+        _mixed(tmp_path / "whole")
+        source = tmp_path / "whole" / "pkg"
+        source.mkdir(exist_ok=True)
+        top = (tmp_path / "whole").resolve()
+        expected = f"REPO_OR_BUNDLE: {source} is inside the repository {top}; pass the repository itself: {top}"
+    elif case == "plain":
         source.mkdir()
         expected = f"REPO_OR_BUNDLE: {source} is not a git repository or bundle"
     elif case == "empty":

@@ -58,6 +58,7 @@ CASES = [
      "pre-commit-ci"),
     ("some-app[bot]", "1+some-app[bot]@users.noreply.github.com", "x", "bot.account", "bot", "bot"),
     ("Ann", "ann@x.org", "x\n\nCo-authored-by: Bob <bob@y.org>", None, "human", None),
+    ("Ann", "ann@x.org", "x\n\nCo-authored-by: Gemini Smith <gsmith@y.org>", None, "human", None),  # a person named Gemini
 ]  # fmt: skip
 
 
@@ -100,13 +101,13 @@ def test_agents_command_counts_each_signature(tmp_path, capsys):
     repo = _history(tmp_path / "repo")
     counts = count_signatures(repo, load_signatures())
     assert counts["commits"] == len(CASES)
-    assert counts["kinds"] == {"agent": 24, "bot": 6, "human": 1}
+    assert counts["kinds"] == {"agent": 24, "bot": 6, "human": 2}
     assert counts["signatures"]["openhands.coauthor"] == {"tool": "openhands", "kind": "agent", "commits": 3}
     assert main(["history", "agents", str(repo), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"success": True, **counts}
     assert main(["history", "agents", str(repo)]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0] == f"{repo}: 31 commits; agent 24, bot 6, human 1"
+    assert out.splitlines()[0] == f"{repo}: 32 commits; agent 24, bot 6, human 2"
     assert "      3  openhands.coauthor           agent  openhands" in out
 
 
