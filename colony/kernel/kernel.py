@@ -174,6 +174,8 @@ class ColonyKernel:
             raise ValidationError("proposal", f"must be an ActionProposal, got {type(proposal).__name__}", value=proposal)
         evidence_json = self._limits.proposal(proposal)
         measured = None if change is None else measure_change(change)
+        if measured is not None:
+            self.change_memory.prior  # noqa: B018  (loaded, or refused, before any transaction begins)
         findings = self.falsification_worker.analyze(proposal, evidence_json=evidence_json)
         if supersedes is not None and self.attestation is None:
             raise ValidationError("supersedes", "links proposals in the attestation ledger, which is disabled", value=supersedes)
