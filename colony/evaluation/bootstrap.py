@@ -4,8 +4,9 @@ Both studies resample whole independent units with replacement and represent a r
 often each unit (or each item, through its block) was drawn:
 
 * :func:`resample_counts` — ``samples × n`` multiplicities of ``n`` units (the synthetic study's runs);
-* :func:`block_weights` — the same for items grouped in blocks (the history study's calendar weeks:
-  commits come in bursts, so a whole week is drawn at once), in chunks of rows.
+* :func:`block_counts` — how often each of ``B`` blocks was drawn (the history study's calendar weeks:
+  commits come in bursts, so a whole week is drawn at once), in chunks of rows; :func:`block_weights`
+  — the same per item (each item counts as often as its block was drawn).
 
 From the replicates of a statistic: :func:`percentile_interval` (with sorted replicates
 d₍₁₎ ≤ … ≤ d₍B₎ and α = 1 − confidence, low = d₍⌊Bα/2⌋+1₎ and high = d₍⌈B(1−α/2)⌉₎),
@@ -34,7 +35,7 @@ import numpy as np
 
 from colony.errors import ValidationError
 
-__all__ = ["bca", "block_weights", "bootstrap_summary", "one_sided_p", "percentile_interval", "resample_counts"]
+__all__ = ["bca", "block_counts", "block_weights", "bootstrap_summary", "one_sided_p", "percentile_interval", "resample_counts"]
 
 
 @lru_cache(maxsize=16)
@@ -55,17 +56,28 @@ def resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
     return counts
 
 
-def block_weights(blocks: np.ndarray, *, resamples: int, seed: int, chunk: int = 100) -> Iterator[np.ndarray]:
-    """Chunks of resample weights (rows: resamples, columns: items): each item counts as often as its block was drawn."""
+def block_counts(blocks: int, *, resamples: int, seed: int | Sequence[int], chunk: int = 100) -> Iterator[np.ndarray]:
+    """Chunks of block draw counts (rows: resamples, columns: the ``blocks`` blocks), each row summing to ``blocks``.
+
+    ``numpy.random.default_rng(seed)`` draws ``blocks`` block indices with replacement per resample.
+
+    >>> [c.sum(axis=1).tolist() for c in block_counts(4, resamples=3, seed=1, chunk=2)]
+    [[4, 4], [4]]
+    """
     rng = np.random.default_rng(seed)
-    ids, inverse = np.unique(blocks, return_inverse=True)
     done = 0
     while done < resamples:
         m = min(chunk, resamples - done)
-        picks = rng.integers(0, len(ids), (m, len(ids)))
-        counts = np.stack([np.bincount(row, minlength=len(ids)) for row in picks])
-        yield counts[:, inverse].astype(float)
+        picks = rng.integers(0, blocks, (m, blocks)) + blocks * np.arange(m)[:, None]
+        yield np.bincount(picks.ravel(), minlength=m * blocks).reshape(m, blocks)
         done += m
+
+
+def block_weights(blocks: np.ndarray, *, resamples: int, seed: int, chunk: int = 100) -> Iterator[np.ndarray]:
+    """Chunks of resample weights (rows: resamples, columns: items): each item counts as often as its block was drawn."""
+    ids, inverse = np.unique(blocks, return_inverse=True)
+    for counts in block_counts(len(ids), resamples=resamples, seed=seed, chunk=chunk):
+        yield counts[:, inverse].astype(float)
 
 
 def percentile_interval(replicates: Sequence[float], confidence: float) -> tuple[float, float]:
