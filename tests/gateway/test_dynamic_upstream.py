@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import anyio
@@ -56,8 +57,8 @@ async def test_an_upstream_tool_list_change_reaches_modern_and_handshake_clients
 
 async def test_a_handshake_era_upstream_announcing_a_change_is_followed(scratch: Scratch) -> None:
     config = gateway_config(scratch, dynamic=True)
-    dyn = config.upstreams["dyn"].model_copy(update={"protocol": "legacy"})
-    config = config.model_copy(update={"upstreams": {**config.upstreams, "dyn": dyn}})
+    dyn = dataclasses.replace(config.upstreams["dyn"], protocol="legacy")
+    config = dataclasses.replace(config, upstreams={**config.upstreams, "dyn": dyn})
     async with running(config) as (gw, c):
         assert gw.upstreams["dyn"].protocol_version == "2025-11-25"
         assert not (await c.call_tool("dyn__grow", {})).is_error

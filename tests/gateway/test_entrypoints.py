@@ -3,6 +3,7 @@ upstream, the MCP Inspector CLI (an independent client) through the gateway, and
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -80,9 +81,9 @@ async def test_an_http_upstream_with_headers_from_the_environment(scratch: Scrat
             ticked = await c.call_tool("colony__colony_tick", {})
             assert not ticked.is_error and ticked.structured_content["tick_count"] == 1  # type: ignore[index]
             assert ticked.meta["colony/gateway"]["target"] == "colony"  # type: ignore[index]
-        bad = config.upstreams["colony"].model_copy(update={"headers": {"Authorization": "Bearer wrong"}})
-        wrong = config.model_copy(
-            update={"upstreams": {"colony": bad}, "defaults": config.defaults.model_copy(update={"startup_wait_seconds": 5})}
+        bad = dataclasses.replace(config.upstreams["colony"], headers={"Authorization": "Bearer wrong"})
+        wrong = dataclasses.replace(
+            config, upstreams={"colony": bad}, defaults=dataclasses.replace(config.defaults, startup_wait_seconds=5)
         )
         async with Gateway(wrong) as gw:
             status = gw.status()["upstreams"][0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import Any
 
@@ -202,8 +203,8 @@ async def test_a_call_to_a_dead_upstream_fails_cleanly_without_a_proposal(scratc
 
 async def test_an_upstream_that_cannot_start_leaves_the_others_serving(scratch: Scratch, tmp_path: Any) -> None:
     config = gateway_config(scratch, startup_wait_seconds=3.0)
-    broken = config.upstreams["git"].model_copy(update={"command": str(tmp_path / "no-such-server")})
-    config = config.model_copy(update={"upstreams": {**config.upstreams, "git": broken}})
+    broken = dataclasses.replace(config.upstreams["git"], command=str(tmp_path / "no-such-server"))
+    config = dataclasses.replace(config, upstreams={**config.upstreams, "git": broken})
     from colony.mcp.gateway.core import Gateway
 
     async with Gateway(config) as gw, Client(gw.server("alice")) as c:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import importlib
 from pathlib import Path
@@ -9,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from colony.config import default_policy
+from colony.config.validation import Exact, plain
 from colony.errors import ConfigError, ValidationError
 from colony.mcp.gateway import approval
 from colony.mcp.gateway.config import ToolRule, load_gateway_config, packaged_defaults, parse_gateway_config
@@ -53,12 +56,27 @@ def test_path_roots_are_the_declared_roots_else_a_stdio_upstreams_cwd() -> None:
 
 def test_defaults_come_from_the_packaged_file_and_can_be_overridden() -> None:
     cfg = parse_gateway_config({"upstreams": {"fs": STDIO}})
-    assert cfg.defaults.model_dump() == packaged_defaults()
+    assert plain(cfg.defaults) == packaged_defaults()
     tuned = parse_gateway_config(
         {"defaults": {"call_timeout_seconds": 2.5}, "upstreams": {"fs": {**STDIO, "call_timeout_seconds": 1}}}
     )
     assert tuned.defaults.call_timeout_seconds == 2.5 and tuned.call_timeout("fs") == 1.0
     assert tuned.defaults.connect_timeout_seconds == packaged_defaults()["connect_timeout_seconds"]
+
+
+def test_the_gateway_config_is_an_exact_dataclass_like_the_policy_and_names_the_dotted_field() -> None:
+    """gateway.yaml is read into the one configuration style: frozen, slotted Exact dataclasses, as policy.yaml is."""
+    cfg = parse_gateway_config({"upstreams": {"fs": {**STDIO, "tools": {"x": {"change": None}}}}})
+    upstream, rule = cfg.upstreams["fs"], cfg.upstreams["fs"].tools["x"]
+    for record in (cfg, cfg.kernel, cfg.defaults, upstream, rule, cfg.tools["write_file"].change, default_policy()):
+        assert isinstance(record, Exact) and dataclasses.is_dataclass(record) and not hasattr(record, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        upstream.command = "python"  # type: ignore[misc]
+    assert ToolRules(upstream.tools, cfg.tools).change("x") is None  # change: null said no change, as change: none does
+    data = {"upstreams": {"fs": {**STDIO, "tools": {"x": {"change": {"kind": "edit", "dry_run": ""}}}}}}
+    with pytest.raises(ConfigError, match="at least 1 character") as info:
+        parse_gateway_config(data, source="g.yaml")
+    assert (info.value.key, info.value.path) == ("gateway.upstreams.fs.tools.x.change.dry_run", "g.yaml")
 
 
 @pytest.mark.parametrize(

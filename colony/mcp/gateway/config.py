@@ -6,6 +6,11 @@ upstream may set its own ``call_timeout_seconds``. ``${VAR}`` in an upstream's `
 ``headers``, ``args`` or ``url`` is read from the environment at load time (``$$`` is a
 literal dollar), so tokens need not be written into the file.
 
+The records are the one configuration style (:class:`colony.config.validation.Exact`): frozen,
+slotted dataclasses that pydantic validates when a file is parsed, every problem a ConfigError
+naming its dotted key. Built in code, they are not checked (as any dataclass; variants by
+:func:`dataclasses.replace`).
+
 >>> cfg = parse_gateway_config({"upstreams": {"fs": {"command": "node", "args": ["server.js", "/tmp"],
 ...     "tools": {"read_*": {"read_only": True}, "write_file": {"target": "{path}"}}}}})
 >>> cfg.upstreams["fs"].transport, cfg.defaults.call_timeout_seconds
@@ -24,24 +29,16 @@ import os
 import re
 import string
 from collections.abc import Mapping
-from functools import lru_cache
+from dataclasses import dataclass, field, fields
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    NonNegativeFloat,
-    PositiveFloat,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BeforeValidator, Field, NonNegativeFloat, PositiveFloat, TypeAdapter, ValidationError, model_validator
 
 from colony.config import read_yaml
-from colony.config.validation import config_error
+from colony.config.validation import Exact, check, config_error, fail
 from colony.errors import ConfigError
 
 __all__ = [
@@ -58,13 +55,39 @@ __all__ = [
 ]
 
 UPSTREAM_NAME = r"^[A-Za-z0-9][A-Za-z0-9-]{0,31}$"
-_STRICT = ConfigDict(extra="forbid", frozen=True)
+Name = Annotated[str, Field(min_length=1)]
+"""A non-empty string (pydantic's own check, so its message: ``String should have at least 1 character``)."""
 
 
-class Timing(BaseModel):
+@dataclass(frozen=True, slots=True)
+class _Keyed(Exact):
+    """An :class:`Exact` record whose unknown and missing keys are named at the key itself.
+
+    The smallest adapter: :class:`Exact` names them at their section (``unknown keys ['x']``), but
+    ``gateway.yaml``'s errors have always named the key, as pydantic's models do
+    (``gateway.upstreams.fs.tools.x.tagret: Extra inputs are not permitted``, ``gateway.upstreams:
+    Field required``), and most of its fields have defaults, some by ``default_factory`` (which
+    :class:`Exact`'s key check would count as required). So an unknown key is named here, and a
+    missing one is left to pydantic, which says ``Field required`` at the key.
+    """
+
+    @model_validator(mode="before")
+    @classmethod
+    def _exact_keys(cls, data: Any) -> Any:
+        if isinstance(data, cls):
+            return data
+        if not isinstance(data, Mapping):
+            raise fail("", f"Input should be a valid dictionary or instance of {cls.__name__}")
+        names = {f.name for f in fields(cls)}
+        extra = [key for key in data if key not in names]
+        if extra:
+            raise fail(str(extra[0]), "Extra inputs are not permitted")
+        return dict(data)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timing(_Keyed):
     """Timeouts, back-off and the tick interval (seconds); every field comes from the packaged defaults."""
-
-    model_config = _STRICT
 
     call_timeout_seconds: PositiveFloat
     connect_timeout_seconds: PositiveFloat
@@ -75,16 +98,17 @@ class Timing(BaseModel):
     tick_interval_seconds: NonNegativeFloat
 
     @model_validator(mode="after")
-    def _ordered(self) -> Timing:
-        if self.reconnect_max_seconds < self.reconnect_initial_seconds:
-            raise ValueError("reconnect_max_seconds must be >= reconnect_initial_seconds")
+    def _ordered(self) -> Self:
+        ordered = self.reconnect_max_seconds >= self.reconnect_initial_seconds
+        check(ordered, "", "reconnect_max_seconds must be >= reconnect_initial_seconds")
         return self
 
 
 ChangeKind = Literal["write", "edit", "patch", "staged", "none"]
 
 
-class ChangeRule(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChangeRule(_Keyed):
     """Where the change a tool call makes comes from, and which of its arguments hold it (DESIGN §7).
 
     The gateway derives the change from the call and the files it names, never from what the
@@ -102,20 +126,27 @@ class ChangeRule(BaseModel):
     * ``none``: the call carries no change (a rule that turns a packaged one off).
     """
 
-    model_config = _STRICT
-
     kind: ChangeKind
-    path: str = Field(default="path", min_length=1)
-    content: str = Field(default="content", min_length=1)
-    edits: str = Field(default="edits", min_length=1)
-    old: str = Field(default="oldText", min_length=1)
-    new: str = Field(default="newText", min_length=1)
-    dry_run: str | None = Field(default="dryRun", min_length=1)
-    diff: str | None = Field(default=None, min_length=1)
-    repo: str = Field(default="repo_path", min_length=1)
+    path: Name = "path"
+    content: Name = "content"
+    edits: Name = "edits"
+    old: Name = "oldText"
+    new: Name = "newText"
+    dry_run: Name | None = "dryRun"
+    diff: Name | None = None
+    repo: Name = "repo_path"
 
 
-class ToolRule(BaseModel):
+def _kind_alone(value: Any) -> Any:
+    # A dataclass keeps no record of which keys a file gave (a BaseModel's model_fields_set), so an
+    # explicit `change: null` becomes `change: none`: said, and no change, as it always meant; None is unsaid.
+    if value is None:
+        return {"kind": "none"}
+    return {"kind": value} if isinstance(value, str) else value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolRule(_Keyed):
     """How one upstream tool (or a ``fnmatch`` pattern of them) is gated.
 
     ``target``: a template such as ``"{path}"`` or ``"{repo_path}:{branch_name}"`` over the call's
@@ -124,32 +155,26 @@ class ToolRule(BaseModel):
     ``operator_only``: only an operator may call the tool (a registered operator's token, the
     shared token, or an ``--agent-id`` registered as an operator); other agents get a tool error.
     ``change``: where the call's change comes from (:class:`ChangeRule`; a kind alone, such as
-    ``change: write``, takes the default argument names). A rule that does not say keeps the
-    change rule the gateway's shared ``tools`` give the tool (``change: none`` turns it off).
+    ``change: write``, takes the default argument names). A rule that does not say (``change`` is
+    None) keeps the change rule the gateway's shared ``tools`` give the tool (``change: none``, or
+    ``change: null``, turns it off).
     """
 
-    model_config = _STRICT
-
-    target: str | None = Field(default=None, min_length=1)
+    target: Name | None = None
     read_only: bool = False
     operator_only: bool = False
-    change: ChangeRule | None = None
-
-    @field_validator("change", mode="before")
-    @classmethod
-    def _kind_alone(cls, value: Any) -> Any:
-        return {"kind": value} if isinstance(value, str) else value
+    change: Annotated[ChangeRule | None, BeforeValidator(_kind_alone)] = None
 
     @model_validator(mode="after")
-    def _gated_or_not(self) -> ToolRule:
-        if self.read_only and self.target is not None:
-            raise ValueError("a read_only tool is not gated, so it takes no target")
-        if self.read_only and self.change is not None and self.change.kind != "none":
-            raise ValueError("a read_only tool is not gated, so its change is never judged")
+    def _gated_or_not(self) -> Self:
+        check(not (self.read_only and self.target is not None), "", "a read_only tool is not gated, so it takes no target")
+        judged = self.change is not None and self.change.kind != "none"
+        check(not (self.read_only and judged), "", "a read_only tool is not gated, so its change is never judged")
         return self
 
 
-class UpstreamConfig(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UpstreamConfig(_Keyed):
     """One upstream MCP server: a stdio command or a Streamable HTTP URL, and its tool rules.
 
     ``roots``: the directories the upstream works in; path arguments are resolved inside them
@@ -159,27 +184,23 @@ class UpstreamConfig(BaseModel):
     the initialize handshake (2025-11-25), for a server that stumbles on discovery.
     """
 
-    model_config = _STRICT
-
-    command: str | None = Field(default=None, min_length=1)
+    command: Name | None = None
     args: tuple[str, ...] = ()
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
     call_timeout_seconds: PositiveFloat | None = None
     protocol: Literal["auto", "legacy"] = "auto"
     roots: tuple[str, ...] = ()
-    tools: dict[str, ToolRule] = Field(default_factory=dict)
+    tools: dict[str, ToolRule] = field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _one_transport(self) -> UpstreamConfig:
-        if (self.command is None) == (self.url is None):
-            raise ValueError("give exactly one of command (stdio) and url (Streamable HTTP)")
-        if self.url is not None and (self.args or self.env or self.cwd is not None):
-            raise ValueError("args, env and cwd belong to a stdio command, not to a url")
-        if self.command is not None and self.headers:
-            raise ValueError("headers belong to a url, not to a stdio command")
+    def _one_transport(self) -> Self:
+        check((self.command is None) != (self.url is None), "", "give exactly one of command (stdio) and url (Streamable HTTP)")
+        stdio_only = bool(self.args or self.env or self.cwd is not None)
+        check(self.url is None or not stdio_only, "", "args, env and cwd belong to a stdio command, not to a url")
+        check(self.command is None or not self.headers, "", "headers belong to a url, not to a stdio command")
         return self
 
     @property
@@ -198,7 +219,8 @@ class UpstreamConfig(BaseModel):
         return "stdio" if self.command is not None else "http"
 
 
-class KernelSection(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KernelSection(_Keyed):
     """The colony the gateway gates with.
 
     ``state``: a SQLite file (or, where the storage layer supports it, a ``postgresql://`` URL),
@@ -206,22 +228,20 @@ class KernelSection(BaseModel):
     ``calibrate``: supervised calibration trust (paper §4.1.5) for agents the state has never seen.
     """
 
-    model_config = _STRICT
-
-    state: str | None = Field(default=None, min_length=1)
+    state: Name | None = None
     attestation: Literal["disabled", "optional", "required"] = "disabled"
     policy_dir: str | None = None
-    calibrate: dict[str, float] = Field(default_factory=dict)
+    calibrate: dict[str, float] = field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _trust_range(self) -> KernelSection:
+    def _trust_range(self) -> Self:
         for agent, trust in self.calibrate.items():
-            if not 0.0 <= trust <= 1.0:
-                raise ValueError(f"calibrate.{agent}: trust must lie in [0, 1], got {trust!r}")
+            check(0.0 <= trust <= 1.0, "", f"calibrate.{agent}: trust must lie in [0, 1], got {trust!r}")
         return self
 
 
-class GatewayConfig(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GatewayConfig(_Keyed):
     """A whole ``gateway.yaml``.
 
     ``tools``: the rules every upstream has under its own (looked up after them): the packaged
@@ -229,24 +249,27 @@ class GatewayConfig(BaseModel):
     each replaced by a rule of the same name in the file's own ``tools:``.
     """
 
-    model_config = _STRICT
-
-    kernel: KernelSection = Field(default_factory=KernelSection)
+    kernel: KernelSection = field(default_factory=KernelSection)
     defaults: Timing
-    tools: dict[str, ToolRule] = Field(default_factory=dict)
-    upstreams: dict[str, UpstreamConfig] = Field(min_length=1)
+    tools: dict[str, ToolRule] = field(default_factory=dict)
+    upstreams: Annotated[dict[str, UpstreamConfig], Field(min_length=1)]
 
     @model_validator(mode="after")
-    def _names(self) -> GatewayConfig:
+    def _names(self) -> Self:
         for name in self.upstreams:
-            if not re.match(UPSTREAM_NAME, name):
-                raise ValueError(f"upstream name {name!r} must match {UPSTREAM_NAME} (it prefixes the tool names)")
+            ok = re.match(UPSTREAM_NAME, name) is not None
+            check(ok, "", f"upstream name {name!r} must match {UPSTREAM_NAME} (it prefixes the tool names)")
         return self
 
     def call_timeout(self, upstream: str) -> float:
         """The call timeout of ``upstream`` (its own, else the default)."""
         own = self.upstreams[upstream].call_timeout_seconds
         return own if own is not None else self.defaults.call_timeout_seconds
+
+
+@cache
+def _adapter(kind: type[Any]) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
 
 
 @lru_cache(maxsize=1)
@@ -269,7 +292,7 @@ def packaged_tools() -> dict[str, ToolRule]:
     """The ``tools`` section of the packaged ``colony/config/gateway.yaml``, validated (shared with the hook)."""
     raw = _packaged()["tools"]
     try:
-        return {str(name): ToolRule.model_validate(rule) for name, rule in raw.items()}
+        return {str(name): _adapter(ToolRule).validate_python(rule) for name, rule in raw.items()}
     except ValidationError as exc:
         raise config_error(exc, source="colony/config/gateway.yaml", prefix="gateway.tools") from None
 
@@ -321,9 +344,10 @@ def parse_gateway_config(data: Any, *, source: str = "<data>") -> GatewayConfig:
         if isinstance(url, str) and not url.startswith(("http://", "https://")):
             raise ConfigError(f"gateway.upstreams.{name}.url", "must be an http:// or https:// URL", path=source)
     try:
-        return GatewayConfig.model_validate(raw)
+        config: GatewayConfig = _adapter(GatewayConfig).validate_python(raw)
     except ValidationError as exc:
         raise config_error(exc, source=source, prefix="gateway") from None
+    return config
 
 
 def load_gateway_config(path: str | os.PathLike[str]) -> GatewayConfig:

@@ -34,7 +34,7 @@ True
 '/r'
 >>> rules.targets("fs", "move_file", {"source": "/a", "destination": "/held"}, None)[1]
 ['/a', '/held']
->>> rules.change("write_file") is None, ToolRules({}, {"write_file": ToolRule(change="write")}).change("write_file").kind
+>>> rules.change("write_file") is None, ToolRules({}, {"write_file": ToolRule(change=ChangeRule(kind="write"))}).change("write_file").kind
 (True, 'write')
 >>> rules.target("git", "git_checkout", {"repo_path": "/r"})
 Traceback (most recent call last):
@@ -157,7 +157,7 @@ class ToolRules:
         if tool in self._changes:
             return self._changes[tool]
         own = self._own.find(tool)
-        found = own if own is not None and "change" in own.model_fields_set else self._shared.find(tool)
+        found = own if own is not None and own.change is not None else self._shared.find(tool)
         rule = found.change if found is not None else None
         change = None if rule is None or rule.kind == "none" else rule
         if len(self._changes) < 4096:  # an upstream's tool names are few; a cache they cannot flood

@@ -21,11 +21,13 @@ announcement after the socket listens are those of ``colony mcp --http``. ``--st
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import signal
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -56,13 +58,13 @@ def config_from(
     config = load_gateway_config(path)
     if state is None and config.kernel.state is None:
         state = default_state()
-    updates = {
+    updates: dict[str, Any] = {
         key: value
         for key, value in (("state", state), ("attestation", attestation), ("policy_dir", policy_dir))
         if value is not None
     }
     if updates:
-        config = config.model_copy(update={"kernel": config.kernel.model_copy(update=updates)})
+        config = dataclasses.replace(config, kernel=dataclasses.replace(config.kernel, **updates))
     return config
 
 
