@@ -9,8 +9,9 @@ it checks with :func:`check` (a cross-field rule) or :func:`nested` (an inner va
 kernel reads their slots, and code builds variants with :func:`dataclasses.replace`, unchecked, as any
 dataclass) that pydantic validates when a file is parsed (``TypeAdapter``), naming unknown and missing keys
 at their section and every other problem at its dotted field. The policy, the change policy and every
-section of ``research.yaml`` (the sweep, tradeoff and adversarial ones included) are such records; the
-history and gateway configurations are still frozen pydantic models, to move to this style.
+section of ``research.yaml`` (the sweep, tradeoff and adversarial ones included) and of ``gateway.yaml``
+(which name an unknown or missing key at the key itself) are such records; the history configuration is
+still a frozen pydantic model, to move to this style.
 
 >>> from pydantic import TypeAdapter
 >>> @dataclass(frozen=True, slots=True)
