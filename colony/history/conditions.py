@@ -1,8 +1,11 @@
 """The history study's conditions: one score per commit (higher = more reason to hold) and an operating point.
 
-Registered by name like the synthetic study's conditions (:mod:`colony.research.conditions`):
-a small :class:`HistoryCondition` protocol and :func:`register_history_condition`, so the study
-never learns their names. The four kernel conditions take their *operating point* from the
+Registered by name like the synthetic study's conditions (:mod:`colony.research.conditions`): a
+small :class:`~colony.history.scoring.HistoryCondition` protocol and one table of the built-in
+conditions (:data:`BUILT_INS`; :func:`register_history_condition` adds one), so the study never
+learns their names. The first study's conditions are here; the v2 study's baselines have a module
+each (:mod:`~colony.history.jitline`, :mod:`~colony.history.irjit`, :mod:`~colony.history.transfer`,
+:mod:`~colony.history.kernel_conditions`). The four kernel conditions take their *operating point* from the
 synthetic study's registry itself — the same ``Composite``, ``StaticTrust``, ``BudgetOnly`` and
 ``AlwaysExecute`` adapters deciding on the replayed kernel verdict, trust and budget check — and
 add a continuous score for the trade-off curve:
@@ -15,6 +18,10 @@ add a continuous score for the trade-off curve:
 * ``jit_lr``: the online logistic regression's probability (:mod:`colony.history.jit`);
 * ``change_size``: lines added (the confounder as a predictor).
 
+The v2 study's (``data/history/PREREGISTRATION_V2.md``): ``lines_added`` (the same score as
+``change_size``), ``jit_lr_transfer``, ``jitline``, ``irjit``, ``kernel_v1``, ``kernel_v2`` and
+``kernel_v2_risk``, with ``always_execute`` and ``jit_lr``.
+
 A learned condition never scores a constant before it has learned anything: each declares its
 cold-start ``fallback`` (reported in the study output). ``jit_lr`` scores lines added, mapped into
 [0, 1) (``added / (added + change_size_lines)``, so it holds what ``change_size`` would) until its
@@ -26,20 +33,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from colony.errors import ValidationError
 from colony.history.config import HistoryConfig
+from colony.history.irjit import IRJit
 from colony.history.jit import feature_matrix, lines_added_prior, online_scores
+from colony.history.jitline import JitLine
+from colony.history.kernel_conditions import KernelV1, KernelV2Gate, KernelV2Risk, LinesAdded
+from colony.history.scoring import HistoryCondition, LineScoring, ScoreContext, discovered
+from colony.history.transfer import JitTransfer
 from colony.models import GateDecision, GateResult
 from colony.research.conditions import Condition, DecisionContext
 from colony.research.registry import build_conditions
 from colony.research.study_config import load_study_config
 
 __all__ = [
+    "BUILT_INS",
     "HistoryCondition",
+    "LineScoring",
     "ScoreContext",
     "build_history_conditions",
     "history_condition_names",
@@ -51,38 +65,12 @@ _NEVER = -1.0e6  # hazard_only score of a commit whose modules never had a disco
 
 
 @dataclass(frozen=True, slots=True)
-class ScoreContext:
-    """What a condition may read: the replay rows, the matching dataset records and the label choices."""
-
-    rows: Sequence[dict[str, Any]]
-    records: Sequence[dict[str, Any]]
-    fix_rule: str
-    horizon_days: float
-
-
-class HistoryCondition(Protocol):
-    """A gate policy under study on a real history."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def description(self) -> str: ...
-
-    @property
-    def fallback(self) -> str: ...
-
-    def scores(self, ctx: ScoreContext) -> np.ndarray: ...
-
-    def held(self, ctx: ScoreContext, scores: np.ndarray) -> np.ndarray: ...
-
-
-@dataclass(frozen=True, slots=True)
 class KernelCondition:
     """A synthetic-study condition on the replayed kernel: its decision, plus a score for the curve."""
 
     adapter: Condition
     score: Callable[[dict[str, Any]], float]
+    floor: float = 0.0
 
     @property
     def name(self) -> str:
@@ -115,6 +103,7 @@ class HazardOnly:
     change_size_lines: int
     name: str = "hazard_only"
     description: str = "HOLD when a touched module had a failure discovered in the last k days"
+    floor: float = _NEVER
 
     @property
     def fallback(self) -> str:
@@ -155,6 +144,7 @@ class JitLogistic:
     change_size_lines: int
     name: str = "jit_lr"
     description: str = "online logistic regression on the Kamei metrics, retrained on the labels known so far"
+    floor: float = 0.0
 
     @property
     def fallback(self) -> str:
@@ -163,11 +153,10 @@ class JitLogistic:
     def scores(self, ctx: ScoreContext) -> np.ndarray:
         X = feature_matrix(ctx.records, ctx.fix_rule)
         times = np.array([r["time"] for r in ctx.rows], dtype=float)
-        found = [r["discovered"] if r["inducing"] else None for r in ctx.rows]
         scores, _ = online_scores(
             X,
             times,
-            found,
+            discovered(ctx),
             horizon_days=ctx.horizon_days,
             retrain_days=self.retrain_days,
             min_positive=self.min_positive,
@@ -190,6 +179,7 @@ class ChangeSize:
     name: str = "change_size"
     description: str = "HOLD when the commit adds at least N lines"
     fallback: str = "none: not learned (lines added from the first commit)"
+    floor: float = 0.0
 
     def scores(self, ctx: ScoreContext) -> np.ndarray:
         return np.array([r["added"] for r in ctx.rows], dtype=float)
@@ -198,19 +188,66 @@ class ChangeSize:
         return scores >= self.lines
 
 
-_KERNEL_SCORES: dict[str, Callable[[dict[str, Any]], float]] = {
-    "always_execute": lambda r: 0.0,
-    "budget_only": lambda r: 0.0 if r["budget_ok"] else 1.0,
-    "static_trust": lambda r: -r["trust"],
-    "composite": lambda r: -r["kernel_score"],
+_KERNEL_SCORES: dict[str, tuple[Callable[[dict[str, Any]], float], float]] = {
+    "always_execute": (lambda r: 0.0, 0.0),
+    "budget_only": (lambda r: 0.0 if r["budget_ok"] else 1.0, 0.0),
+    "static_trust": (lambda r: -r["trust"], -1.0),
+    "composite": (lambda r: -r["kernel_score"], -1.0),
 }
+"""Kernel condition -> (its score of a row, the score's floor)."""
+
+
+_ADAPTERS: dict[str, dict[str, Condition]] = {}  # research.yaml (its repr) -> its conditions (building one fits a model)
 
 
 def _kernel_conditions() -> dict[str, Condition]:
-    return {c.name: c for c in build_conditions(load_study_config())}
+    study = load_study_config()
+    key = repr(study)
+    if key not in _ADAPTERS:
+        _ADAPTERS.clear()
+        _ADAPTERS[key] = {c.name: c for c in build_conditions(study)}
+    return _ADAPTERS[key]
 
 
-_REGISTRY: dict[str, Callable[[HistoryConfig], HistoryCondition]] = {}
+def _kernel(name: str) -> Callable[[HistoryConfig], HistoryCondition]:
+    score, floor = _KERNEL_SCORES[name]
+    return lambda cfg: KernelCondition(_kernel_conditions()[name], score, floor)
+
+
+def _jit(cfg: HistoryConfig) -> dict[str, Any]:
+    """The settings every retrained JIT-style model shares (``conditions.jit``) and the fallback's lines."""
+    j = cfg.conditions.jit
+    return {"retrain_days": j.retrain_days, "min_positive": j.min_positive, "min_negative": j.min_negative,
+            "change_size_lines": cfg.conditions.change_size_lines}  # fmt: skip
+
+
+BUILT_INS: dict[str, Callable[[HistoryConfig], HistoryCondition]] = {
+    **{name: _kernel(name) for name in _KERNEL_SCORES},
+    "hazard_only": lambda cfg: HazardOnly(cfg.conditions.hazard_window_days, cfg.conditions.change_size_lines),
+    "jit_lr": lambda cfg: JitLogistic(
+        cfg.conditions.jit_threshold, C=cfg.conditions.jit.C, max_iter=cfg.conditions.jit.max_iter, **_jit(cfg)
+    ),
+    "change_size": lambda cfg: ChangeSize(cfg.conditions.change_size_lines),
+    "lines_added": lambda cfg: LinesAdded(cfg.conditions.change_size_lines),
+    "jit_lr_transfer": lambda cfg: JitTransfer(
+        cfg.v2.threshold, C=cfg.conditions.jit.C, max_iter=cfg.conditions.jit.max_iter, **_jit(cfg)
+    ),
+    "jitline": lambda cfg: JitLine(cfg.v2.threshold, C=cfg.v2.jitline.C, max_iter=cfg.v2.jitline.max_iter, **_jit(cfg)),
+    "irjit": lambda cfg: IRJit(
+        cfg.v2.irjit.k,
+        cfg.v2.threshold,
+        cfg.conditions.jit.min_positive,
+        cfg.conditions.jit.min_negative,
+        cfg.v2.irjit.chunk,
+        cfg.conditions.change_size_lines,
+    ),
+    "kernel_v1": lambda cfg: KernelV1(),
+    "kernel_v2": lambda cfg: KernelV2Gate(),
+    "kernel_v2_risk": lambda cfg: KernelV2Risk(cfg.conditions.change_size_lines),
+}
+"""Every built-in history condition: name -> factory from the history configuration."""
+
+_REGISTRY: dict[str, Callable[[HistoryConfig], HistoryCondition]] = dict(BUILT_INS)
 
 
 def register_history_condition(name: str, factory: Callable[[HistoryConfig], HistoryCondition]) -> None:
@@ -225,33 +262,11 @@ def history_condition_names() -> tuple[str, ...]:
     return tuple(sorted(_REGISTRY))
 
 
-def build_history_conditions(cfg: HistoryConfig) -> tuple[HistoryCondition, ...]:
-    """The conditions of ``cfg`` in its configured order."""
-    unknown = [n for n in cfg.conditions.order if n not in _REGISTRY]
+def build_history_conditions(cfg: HistoryConfig, names: Sequence[str] | None = None) -> tuple[HistoryCondition, ...]:
+    """The conditions ``names`` (default: ``cfg.conditions.order``), in that order."""
+    order = list(cfg.conditions.order if names is None else names)
+    unknown = [n for n in order if n not in _REGISTRY]
     if unknown:
-        raise ValidationError("conditions.order", f"unknown conditions {unknown}; registered: {list(history_condition_names())}")
-    return tuple(_REGISTRY[n](cfg) for n in cfg.conditions.order)
-
-
-def _kernel_factory(name: str) -> Callable[[HistoryConfig], HistoryCondition]:
-    return lambda cfg: KernelCondition(_kernel_conditions()[name], _KERNEL_SCORES[name])
-
-
-for _name in _KERNEL_SCORES:
-    register_history_condition(_name, _kernel_factory(_name))
-register_history_condition(
-    "hazard_only", lambda cfg: HazardOnly(cfg.conditions.hazard_window_days, cfg.conditions.change_size_lines)
-)
-register_history_condition(
-    "jit_lr",
-    lambda cfg: JitLogistic(
-        cfg.conditions.jit_threshold,
-        cfg.conditions.jit.retrain_days,
-        cfg.conditions.jit.min_positive,
-        cfg.conditions.jit.min_negative,
-        cfg.conditions.jit.C,
-        cfg.conditions.jit.max_iter,
-        cfg.conditions.change_size_lines,
-    ),
-)
-register_history_condition("change_size", lambda cfg: ChangeSize(cfg.conditions.change_size_lines))
+        where = "conditions.order" if names is None else "conditions"
+        raise ValidationError(where, f"unknown conditions {unknown}; registered: {list(history_condition_names())}")
+    return tuple(_REGISTRY[n](cfg) for n in order)

@@ -103,6 +103,56 @@ class Statistics(_Model):
     seed: Annotated[int, Field(ge=0)]
 
 
+class JitLineSettings(_Model):
+    C: _Positive
+    max_iter: PositiveInt
+
+
+class IRJitSettings(_Model):
+    k: PositiveInt
+    chunk: PositiveInt
+
+
+class V2Statistics(_Model):
+    bootstrap_resamples: Annotated[int, Field(ge=100)]
+    confidence: Annotated[float, Field(gt=0.5, lt=1)]
+    alpha: Annotated[float, Field(gt=0, lt=0.5)]
+    seed: Annotated[int, Field(ge=0)]
+    chunk: PositiveInt
+
+
+class V2(_Model):
+    """The v2 study (``data/history/PREREGISTRATION_V2.md``): its conditions, baselines, endpoints and statistics."""
+
+    conditions: Annotated[list[str], Field(min_length=1)]
+    threshold: Annotated[float, Field(gt=0, lt=1)]
+    jitline: JitLineSettings
+    irjit: IRJitSettings
+    line_top: PositiveInt
+    fifths: Annotated[int, Field(ge=2)]
+    ablation: list[str]
+    hold_budget_variants: list[Annotated[float, Field(gt=0, lt=1)]]
+    from_zero: bool
+    statistics: V2Statistics
+
+    @field_validator("conditions")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError(f"lists a condition twice: {v}")
+        return v
+
+    @field_validator("ablation")
+    @classmethod
+    def _variants(cls, v: list[str]) -> list[str]:
+        from colony.history.kernel_v2 import KERNEL_VARIANTS
+
+        unknown = [name for name in v if name not in KERNEL_VARIANTS or name == "kernel_v2"]
+        if unknown or len(set(v)) != len(v):
+            raise ValueError(f"unknown or repeated kernel variants {unknown or v}; expected among {sorted(KERNEL_VARIANTS)}")
+        return v
+
+
 class Sanity(_Model):
     published_jit_auc: tuple[Annotated[float, Field(gt=0, le=1)], Annotated[float, Field(gt=0, le=1)]]
 
@@ -128,6 +178,7 @@ class HistoryConfig(_Model):
     metrics: Metrics
     sanity: Sanity
     statistics: Statistics
+    v2: V2
     sha256: str = ""
 
 

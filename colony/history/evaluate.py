@@ -1,8 +1,18 @@
 """One evaluation: labels → kernel replay → every condition's score → metrics, overall and by author kind.
 
 :func:`evaluate` is the unit the study repeats (primary analysis, the escaped view, each
-sensitivity variant). It returns a JSON-ready summary and the per-commit arrays the bootstrap
-and the pooled analysis need (judged commits only).
+sensitivity variant, each v2 kernel variant). It returns a JSON-ready summary and the per-commit
+arrays the bootstrap, the pooled analysis and the v2 endpoints need (judged commits only): each
+condition's scores, holds and score floor, whether a commit comes after the end of the warm-up
+(``warm``: from the first commit ``jit_lr``'s first model scores), and, for a condition that scores
+lines, each inducing commit's line-level top-k accuracy and its random expectation (``lines``:
+over the judged inducing commits with a defective stored line, :func:`line_targets`).
+
+``conditions`` picks the conditions (default: the first study's, ``conditions.order``);
+``kernel_v2`` runs the v2 kernel beside the v1 one (:class:`colony.history.kernel_v2.KernelV2`), which
+the ``kernel_v2*`` conditions read; ``transfer`` is ``jit_lr_transfer``'s other-repository training set.
+With ``diagnostics``, the summary adds the time-agnostic cross-validated JIT AUC and the arrays
+``jit_lr``'s scores with no verification latency (:func:`colony.history.latency.no_latency_scores`).
 """
 
 from __future__ import annotations
@@ -15,16 +25,22 @@ from typing import Any
 import numpy as np
 
 from colony.config import Policy
+from colony.evaluation.lines import top_k_accuracy
 from colony.evaluation.ranking import auc, curve, effort_recall, operating
-from colony.history.conditions import ScoreContext, build_history_conditions
+from colony.history.changes import line_keys
+from colony.history.conditions import LineScoring, ScoreContext, build_history_conditions
 from colony.history.config import HistoryConfig
-from colony.history.jit import cross_validated_auc, feature_matrix
-from colony.history.labels import LabelRules, derive_labels
+from colony.history.jit import cross_validated_auc, feature_matrix, warmup_end
+from colony.history.kernel_v2 import KernelV2
+from colony.history.labels import Label, LabelRules, defective_lines, derive_labels
+from colony.history.latency import no_latency_scores
 from colony.history.replay import ReplaySettings, replay
+from colony.history.scoring import TransferSet, discovered
 
-__all__ = ["Evaluation", "evaluate"]
+__all__ = ["Evaluation", "evaluate", "line_targets"]
 
 _KINDS = ("agent", "bot", "human")
+_DAY = 86400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +55,37 @@ def _rate(n: int, d: int) -> float | None:
     return n / d if d else None
 
 
+def line_targets(
+    rows: Sequence[dict[str, Any]],
+    commits: Sequence[dict[str, Any]],
+    labels: dict[str, list[Label]],
+    rules: LabelRules,
+    *,
+    view: str,
+    horizon_days: float,
+) -> dict[int, np.ndarray]:
+    """Row index -> which stored added lines are defective, for each judged inducing commit with one.
+
+    A defective line is one a fix that labels the commit within the horizon blamed to it
+    (:func:`colony.history.labels.defective_lines`); only the record's stored lines can be scored.
+    """
+    horizon = horizon_days * _DAY
+    by_id = {r["id"]: r for r in commits}
+    within = {
+        c: kept
+        for c, links in labels.items()
+        if c in by_id and (kept := [x for x in links if x.time - by_id[c]["time"] <= horizon])
+    }
+    defective = defective_lines(commits, rules, labels=within, view=view)
+    out = {}
+    for i, (row, rec) in enumerate(zip(rows, commits, strict=True)):
+        if row["judged"] and row["inducing"] and rec["id"] in defective:
+            mask = np.array([key in defective[rec["id"]] for key in line_keys(rec)], dtype=bool)
+            if mask.any():
+                out[i] = mask
+    return out
+
+
 def evaluate(
     records: Sequence[dict[str, Any]],
     cfg: HistoryConfig,
@@ -50,8 +97,11 @@ def evaluate(
     tick_seconds: float | None = None,
     curves: bool = True,
     diagnostics: bool = False,
+    conditions: Sequence[str] | None = None,
+    kernel_v2: KernelV2 | None = None,
+    transfer: TransferSet | None = None,
 ) -> Evaluation:
-    """Replay ``records`` under ``rules`` and ``view`` and score every configured condition."""
+    """Replay ``records`` under ``rules`` and ``view`` and score the conditions (default: ``conditions.order``)."""
     horizon = horizon_days if horizon_days is not None else cfg.replay.horizon_days
     settings = ReplaySettings(
         horizon_days=horizon,
@@ -60,18 +110,32 @@ def evaluate(
         censor_days=cfg.replay.censor_days,
     )
     labels = derive_labels(records, rules)
-    rows = replay(records, labels, settings, policy)
+    rows = replay(records, labels, settings, policy, v2=kernel_v2)
     commits = [r for r in records if not r["merge"]]
-    ctx = ScoreContext(rows, commits, rules.fix_rule, horizon)
+    chosen = build_history_conditions(cfg, conditions)
+    targets: dict[int, np.ndarray] = {}
+    if any(isinstance(c, LineScoring) for c in chosen):
+        targets = line_targets(rows, commits, labels, rules, view=view, horizon_days=horizon)
+    ctx = ScoreContext(rows, commits, rules.fix_rule, horizon, transfer=transfer, line_rows=tuple(sorted(targets)))
     judged = np.array([r["judged"] for r in rows], dtype=bool)
+    position = np.cumsum(judged) - 1  # a judged row's index among the judged commits
     y = np.array([r["inducing"] for r in rows], dtype=bool)[judged]
     kind = np.array([r["kind"] for r in rows])[judged]
     churn = np.array([r["churn"] for r in rows], dtype=float)[judged]
-    conditions: dict[str, Any] = {}
+    times = np.array([r["time"] for r in rows], dtype=float)
+    jit = cfg.conditions.jit
+    start = warmup_end(times, discovered(ctx), horizon_days=horizon, retrain_days=jit.retrain_days,
+                       min_positive=jit.min_positive, min_negative=jit.min_negative)  # fmt: skip
+    summary_conditions: dict[str, Any] = {}
     scores: dict[str, list[float]] = {}
     held_by: dict[str, list[bool]] = {}
-    for cond in build_history_conditions(cfg):
-        s_all = cond.scores(ctx)
+    lines: dict[str, dict[str, list[Any]]] = {}
+    for cond in chosen:
+        if isinstance(cond, LineScoring):
+            s_all, line_scores = cond.score_lines(ctx)
+            lines[cond.name] = _line_accuracy(targets, line_scores, position, cfg.v2.line_top)
+        else:
+            s_all = cond.scores(ctx)
         h = cond.held(ctx, s_all)[judged]
         s = s_all[judged]
         scores[cond.name], held_by[cond.name] = s.tolist(), h.tolist()
@@ -80,13 +144,14 @@ def evaluate(
             m = kind == k
             if m.any():
                 by_kind[k] = {"auc": auc(s[m], y[m]), "operating": operating(h[m], y[m])}
-        conditions[cond.name] = {
+        summary_conditions[cond.name] = {
             "description": cond.description,
             "fallback": cond.fallback,
             "auc": auc(s, y),
             "effort_recall": effort_recall(s, y, churn, share=cfg.metrics.effort_share),
             "operating": operating(h, y),
             "by_kind": by_kind,
+            **({"line_score": cond.line_score} if isinstance(cond, LineScoring) else {}),
             **({"curve": curve(s, y)} if curves else {}),
         }
     ids = {r["id"] for r in commits}
@@ -114,18 +179,19 @@ def evaluate(
         "late_labels": sum(1 for r in rows if r["late"]),
         "labelled_commits": len(labels),
         "fixes_over_cap": over_cap,
+        "warmup_end": start,
         "by_kind": {
             k: {"commits": n_kind[k], "inducing": ind_kind[k], "inducing_share": _rate(ind_kind[k], n_kind[k])}
             for k in _KINDS
             if n_kind[k]
         },
         "kernel_verdicts": dict(sorted(Counter(r["kernel_decision"] for r in rows).items())),
-        "conditions": conditions,
+        "conditions": summary_conditions,
     }
-    if diagnostics:
-        cv = cfg.conditions.jit
-        X = feature_matrix(commits, rules.fix_rule)[judged]
-        summary["jit_cross_validated_auc"] = cross_validated_auc(X, y, C=cv.C, max_iter=cv.max_iter, seed=cfg.statistics.seed)
+    if kernel_v2 is not None:
+        summary["kernel_v2"] = {"variant": kernel_v2.variant, "hold_budget": kernel_v2.hold_budget,
+                                "prior": None if kernel_v2.prior is None else dict(kernel_v2.prior.provenance),
+                                "verdicts": dict(sorted(Counter(r["v2_decision"] for r in rows).items()))}  # fmt: skip
     arrays = {
         "y": y.astype(int).tolist(),
         "agent": (kind == "agent").astype(int).tolist(),
@@ -133,11 +199,32 @@ def evaluate(
         "churn": churn.tolist(),
         "week": [r["week"] for r, j in zip(rows, judged, strict=True) if j],
         "trust": [r["trust"] for r, j in zip(rows, judged, strict=True) if j],
+        "warm": (times[judged] >= start).tolist() if start is not None else [False] * int(judged.sum()),
         "scores": scores,
         "held": held_by,
+        "floor": {c.name: c.floor for c in chosen},
+        "lines": lines,
         "timeline": _timeline(rows),
     }
+    if diagnostics:
+        X = feature_matrix(commits, rules.fix_rule)
+        summary["jit_cross_validated_auc"] = cross_validated_auc(
+            X[judged], y, C=jit.C, max_iter=jit.max_iter, seed=cfg.statistics.seed
+        )
+        arrays["jit_lr_no_latency"] = no_latency_scores(X, times, ctx, cfg)[judged].tolist()
     return Evaluation(summary, arrays)
+
+
+def _line_accuracy(
+    targets: dict[int, np.ndarray], line_scores: dict[int, np.ndarray], position: np.ndarray, k: int
+) -> dict[str, list[Any]]:
+    """Per target commit (its judged index): top-k accuracy of its line scores and the random expectation."""
+    rows = sorted(targets)
+    commit = np.concatenate([np.full(len(targets[i]), i) for i in rows]) if rows else np.zeros(0, dtype=int)
+    score = np.concatenate([line_scores[i] for i in rows]) if rows else np.zeros(0)
+    bad = np.concatenate([targets[i] for i in rows]) if rows else np.zeros(0, dtype=bool)
+    ids, hits, expected = top_k_accuracy(commit, score, bad, k=k)
+    return {"commit": position[ids].tolist(), "accuracy": hits.tolist(), "random": expected.tolist()}
 
 
 def _timeline(rows: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:

@@ -19,7 +19,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,9 @@ __all__ = [
     "lines_added_prior",
     "make_model",
     "online_scores",
+    "retraining_periods",
+    "warmup_end",
+    "Period",
 ]
 
 JIT_FEATURES = tuple(m for m in KAMEI_METRICS if m not in ("ND", "REXP"))
@@ -76,6 +80,65 @@ def fit_model(X: np.ndarray, y: np.ndarray, *, C: float, max_iter: int) -> Any:
     return make_model(C=C, max_iter=max_iter).fit(X, y)
 
 
+@dataclass(frozen=True, slots=True)
+class Period:
+    """A run of commits scored by one retraining: ``start .. stop - 1``, and the labels known at its ``boundary``."""
+
+    start: int
+    stop: int
+    boundary: float
+    positive: np.ndarray
+    """Commits known inducing at the boundary (discovered by then)."""
+    negative: np.ndarray
+    """Commits known clean at the boundary (their horizon passed without a label)."""
+
+
+def retraining_periods(
+    times: np.ndarray, discovered: Sequence[float | None], *, horizon_days: float, retrain_days: float
+) -> Iterator[Period]:
+    """The commits in time order, cut at the retraining boundaries (every ``retrain_days`` from the first commit).
+
+    ``discovered[i]``: when commit i's label (within the horizon) became known, or None. A commit
+    counts as known at a boundary once it is older than the boundary and its label was discovered by
+    then, or its horizon has passed. Only boundaries that score a commit are yielded (the first one is
+    the first commit's time: nothing is known there).
+    """
+    n = len(times)
+    if n == 0:
+        return
+    horizon = horizon_days * _DAY
+    step = retrain_days * _DAY
+    found = np.array([np.inf if d is None else float(d) for d in discovered])
+    boundary = float(times[0])
+    i = 0
+    while i < n:
+        while times[i] >= boundary + step:
+            boundary += step
+        j = i
+        while j < n and times[j] < boundary + step:
+            j += 1
+        seen = times < boundary
+        positive = seen & (found <= boundary)
+        yield Period(i, j, boundary, positive, seen & ~positive & (times + horizon <= boundary))
+        i = j
+
+
+def warmup_end(
+    times: np.ndarray,
+    discovered: Sequence[float | None],
+    *,
+    horizon_days: float,
+    retrain_days: float,
+    min_positive: int,
+    min_negative: int,
+) -> float | None:
+    """When the first model is trained (the boundary from which commits are scored by a model), or None: never."""
+    for p in retraining_periods(times, discovered, horizon_days=horizon_days, retrain_days=retrain_days):
+        if int(p.positive.sum()) >= min_positive and int(p.negative.sum()) >= min_negative:
+            return p.boundary
+    return None
+
+
 def online_scores(
     X: np.ndarray,
     times: np.ndarray,
@@ -92,41 +155,25 @@ def online_scores(
     """Each commit's predicted probability from the model trained at the last retraining before it.
 
     ``discovered[i]``: when commit i's label (within the horizon) became known, or None; a commit
-    before the first model scores ``fallback[i]``. Returns the scores and the number of models trained.
+    before the first model scores ``fallback[i]``. A model is trained at a boundary once both classes
+    have enough known examples and the known set has grown. Returns the scores and the number of models trained.
     """
     n = len(times)
     scores = np.array(fallback, dtype=float, copy=True)
     if scores.shape != (n,):
         raise ValueError(f"fallback has shape {scores.shape}, expected ({n},)")
-    if n == 0:
-        return scores, 0
-    horizon = horizon_days * _DAY
-    step = retrain_days * _DAY
-    found = np.array([np.inf if d is None else float(d) for d in discovered])
-    t0 = float(times[0])
     model = None
     trained = 0
     last_known = (-1, -1)
-    boundary = t0
-    i = 0
-    while i < n:
-        while times[i] >= boundary + step:
-            boundary += step
-            seen = times < boundary
-            positive = seen & (found <= boundary)
-            negative = seen & ~positive & (times + horizon <= boundary)
-            counts = (int(positive.sum()), int(negative.sum()))
-            if counts != last_known and counts[0] >= min_positive and counts[1] >= min_negative:
-                last_known = counts  # the known set only grows: equal counts, equal set
-                known = positive | negative
-                model = fit_model(X[known], positive[known].astype(int), C=C, max_iter=max_iter)
-                trained += 1
-        j = i
-        while j < n and times[j] < boundary + step:
-            j += 1
+    for p in retraining_periods(times, discovered, horizon_days=horizon_days, retrain_days=retrain_days):
+        counts = (int(p.positive.sum()), int(p.negative.sum()))
+        if counts != last_known and counts[0] >= min_positive and counts[1] >= min_negative:
+            last_known = counts  # the known set only grows: equal counts, equal set
+            known = p.positive | p.negative
+            model = fit_model(X[known], p.positive[known].astype(int), C=C, max_iter=max_iter)
+            trained += 1
         if model is not None:
-            scores[i:j] = model.predict_proba(X[i:j])[:, 1]
-        i = j
+            scores[p.start : p.stop] = model.predict_proba(X[p.start : p.stop])[:, 1]
     return scores, trained
 
 
