@@ -8,7 +8,11 @@
 * H5 the kernel's trust before the proposal separates agent from human commits: AUC ≠ 0.5.
 
 Pooled: both repositories' judged commits, weeks blocked within repository, size strata within
-repository. Every condition's AUC gets its interval from the same resamples.
+repository. Every condition's AUC gets its interval from the same resamples. The resamples are block
+draw counts (:func:`colony.evaluation.bootstrap.block_counts`): the AUCs are quadratic forms in them
+(:class:`colony.evaluation.block_auc.BlockAUC`) and the matched odds ratio's sums are linear, so
+10,000 resamples never touch the commits again. The preregistration's 1,000 resamples floored the
+Holm-adjusted p at 15 × 2 / 1,001 = 0.030 (issue #29); the study runs 10,000 (``DEVIATIONS.md``).
 """
 
 from __future__ import annotations
@@ -17,13 +21,46 @@ from typing import Any
 
 import numpy as np
 
-from colony.evaluation.bootstrap import block_weights, bootstrap_summary
+from colony.evaluation.block_auc import BlockAUC
+from colony.evaluation.bootstrap import block_counts, bootstrap_summary
 from colony.evaluation.holm import holm
-from colony.evaluation.ranking import auc, weighted_auc
+from colony.evaluation.ranking import auc
 from colony.history.config import HistoryConfig
 from colony.history.matched_odds import mh_log_odds, size_strata, weighted_mh_log_odds
 
-__all__ = ["HYPOTHESES", "repository_result", "test_hypotheses"]
+__all__ = ["HYPOTHESES", "holm_family", "repository_result", "resolution_floor", "test_hypotheses"]
+
+_CHUNK = 1000  # resamples computed at once (memory, not results)
+
+
+def holm_family(tests: list[dict[str, Any]], *, alpha: float, resamples: int) -> dict[str, Any]:
+    """Holm over the ``tests`` that have a p (in place: ``p_holm``, ``reject``, ``p_holm_at_floor``); the family's size
+    and its resolution floor.
+
+    ``p_holm_at_floor``: every resample fell beyond the null, so the bootstrap bounds p rather than measures it; the
+    adjusted p is then at most the floor (:func:`resolution_floor`), which lies below ``alpha`` by design.
+    """
+    usable = [t for t in tests if t["p"] is not None]
+    floor = resolution_floor(len(usable), resamples)
+    for t, p in zip(usable, holm([t["p"] for t in usable]), strict=True):
+        t["p_holm"] = round(p, 12)
+        t["reject"] = t["p_holm"] < alpha
+        t["p_holm_at_floor"] = bool(np.isclose(t["p_holm"], floor, rtol=1e-9, atol=0.0))
+    for t in tests:
+        t.setdefault("p_holm", None)
+        t.setdefault("reject", False)
+        t.setdefault("p_holm_at_floor", False)
+    return {"family_size": len(usable), "p_floor": floor, "at_floor": sum(t["p_holm_at_floor"] for t in tests)}
+
+
+def resolution_floor(family: int, resamples: int) -> float:
+    """The smallest Holm-adjusted p a bootstrap can report: ``family × 2 / (resamples + 1)`` (issue #29).
+
+    >>> round(resolution_floor(15, 1000), 4), round(resolution_floor(18, 10000), 4)
+    (0.03, 0.0036)
+    """
+    return family * 2 / (resamples + 1)
+
 
 HYPOTHESES: dict[str, tuple[str, float]] = {
     "H1": ("AUC(composite) differs from 0.5", 0.5),
@@ -34,20 +71,38 @@ HYPOTHESES: dict[str, tuple[str, float]] = {
 }
 
 
-def _statistics(a: dict[str, Any], conditions: list[str], w: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """Every hypothesis statistic and every condition's AUC under the weight rows ``w`` (columns: statistics)."""
-    y = a["y"]
-    aucs = {c: weighted_auc(a["scores"][c], y, w) for c in conditions}
-    comp = aucs["composite"]
-    values = [
-        comp,
-        comp - aucs["jit_lr"],
-        comp - aucs["static_trust"],
-        weighted_mh_log_odds(y, a["agent"], a["strata"], w),
-        weighted_auc(a["trust"], a["agent"], w),
-    ]
-    names = list(HYPOTHESES) + [f"auc:{c}" for c in conditions]
-    return names, np.column_stack(values + [aucs[c] for c in conditions])
+def _pseudo_items(a: dict[str, Any], inverse: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The commits collapsed to one item per (block, stratum, agent, inducing) with its count (the MH sums are linear)."""
+    key = np.stack([inverse, a["strata"], a["agent"].astype(int), a["y"].astype(int)], axis=1)
+    cells, counts = np.unique(key, axis=0, return_counts=True)
+    return cells[:, 0], cells[:, 1], cells[:, 2].astype(bool), cells[:, 3].astype(bool), counts.astype(float)
+
+
+class _Statistics:
+    """Every hypothesis statistic and every condition's AUC of one scope, under rows of block draw counts."""
+
+    def __init__(self, a: dict[str, Any], conditions: list[str]) -> None:
+        ids, inverse = np.unique(a["block"], return_inverse=True)
+        self.blocks = len(ids)
+        y = a["y"]
+        self.aucs = {c: BlockAUC(a["scores"][c], y, inverse, self.blocks) for c in conditions}
+        self.trust = BlockAUC(a["trust"], a["agent"], inverse, self.blocks)
+        self.cells = _pseudo_items(a, inverse)
+        self.names = list(HYPOTHESES) + [f"auc:{c}" for c in conditions]
+
+    def __call__(self, counts: np.ndarray) -> np.ndarray:
+        """Columns: the statistics of :attr:`names`; rows: the rows of ``counts`` (resamples × blocks)."""
+        aucs = {c: f(counts) for c, f in self.aucs.items()}
+        block, stratum, agent, y, n = self.cells
+        comp = aucs["composite"]
+        values = [
+            comp,
+            comp - aucs["jit_lr"],
+            comp - aucs["static_trust"],
+            weighted_mh_log_odds(y, agent, stratum, counts[:, block] * n),
+            self.trust(counts),
+        ]
+        return np.column_stack(values + list(aucs.values()))
 
 
 def _as_arrays(raw: dict[str, Any], strata: int, offset: int) -> dict[str, Any]:
@@ -78,11 +133,11 @@ def test_hypotheses(arrays_by_repo: dict[str, dict[str, Any]], cfg: HistoryConfi
     tests: list[dict[str, Any]] = []
     auc_intervals: dict[str, dict[str, Any]] = {}
     for scope, a in scopes.items():
-        names, estimate_row = _statistics(a, conditions, np.ones((1, len(a["y"]))))
-        estimate = estimate_row[0]
-        chunks = block_weights(a["block"], resamples=st.bootstrap_resamples, seed=st.seed)
-        draws = np.vstack([_statistics(a, conditions, w)[1] for w in chunks])
-        for j, name in enumerate(names):
+        stats = _Statistics(a, conditions)
+        estimate = stats(np.ones((1, stats.blocks)))[0]
+        chunks = block_counts(stats.blocks, resamples=st.bootstrap_resamples, seed=st.seed, chunk=_CHUNK)
+        draws = np.vstack([stats(c) for c in chunks])
+        for j, name in enumerate(stats.names):
             null = HYPOTHESES[name][1] if name in HYPOTHESES else 0.5
             est = None if np.isnan(estimate[j]) else float(estimate[j])
             summary = bootstrap_summary(est, draws[:, j], null=null, confidence=st.confidence)
@@ -90,19 +145,11 @@ def test_hypotheses(arrays_by_repo: dict[str, dict[str, Any]], cfg: HistoryConfi
                 tests.append({"hypothesis": name, "scope": scope, "statement": HYPOTHESES[name][0], "null": null, **summary})
             else:
                 auc_intervals.setdefault(scope, {})[name.split(":", 1)[1]] = summary
-    usable = [t for t in tests if t["p"] is not None]
-    adjusted = [round(p, 12) for p in holm([t["p"] for t in usable])]
-    for t, p in zip(usable, adjusted, strict=True):
-        t["p_holm"] = p
-        t["reject"] = p < st.alpha
-    for t in tests:
-        t.setdefault("p_holm", None)
-        t.setdefault("reject", False)
     return {
         "alpha": st.alpha,
         "resamples": st.bootstrap_resamples,
         "confidence": st.confidence,
-        "family_size": len(usable),
+        **holm_family(tests, alpha=st.alpha, resamples=st.bootstrap_resamples),
         "tests": tests,
         "auc_intervals": auc_intervals,
         "commits": {scope: int(len(a["y"])) for scope, a in scopes.items()},
