@@ -11,10 +11,15 @@ One concept per module, in the order the data flows:
   declared hygiene rules and views;
 * :mod:`~colony.history.replay` — the history through the real kernel, consequences delivered when
   discovered;
-* :mod:`~colony.history.conditions`, :mod:`~colony.history.jit` — the conditions under study;
-* :mod:`~colony.history.metrics`, :mod:`~colony.history.stats`, :mod:`~colony.history.hypotheses`,
-  :mod:`~colony.history.evaluate`, :mod:`~colony.history.study` — scoring, the preregistered tests
-  and the whole study (``colony history study``); numbers in :mod:`~colony.history.config`.
+* :mod:`~colony.history.conditions` (the table), :mod:`~colony.history.scoring` (what a condition is),
+  :mod:`~colony.history.jit`, :mod:`~colony.history.transfer`, :mod:`~colony.history.jitline`,
+  :mod:`~colony.history.irjit` (over :mod:`~colony.history.tokens`), :mod:`~colony.history.kernel_conditions`
+  — the conditions under study;
+* :mod:`~colony.history.evaluate`, :mod:`~colony.history.endpoints`, :mod:`~colony.history.latency` — one
+  evaluation and its endpoints; :mod:`~colony.history.hypotheses`, :mod:`~colony.history.hypotheses_v2` —
+  the preregistered tests of the first study and of study v2; :mod:`~colony.history.variants`,
+  :mod:`~colony.history.studied`, :mod:`~colony.history.study`, :mod:`~colony.history.report_v2` — the
+  whole study (``colony history study``) and its ``v2`` section; numbers in :mod:`~colony.history.config`.
 
 The package sits above the kernel (it uses ``ColonyKernel`` through its public API); nothing in
 the kernel imports it.

@@ -12,7 +12,7 @@ from colony.errors import ConfigError, ValidationError
 from colony.history.conditions import build_history_conditions, history_condition_names, register_history_condition
 from colony.history.config import config_path, load_history_config
 from colony.history.dataset import DatasetMismatchError
-from colony.history.study import run_study, variants
+from colony.history.study import V2_GROUPS, run_study, variants
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def study_setup(extracted, extracted_dir, tmp_path):
         shutil.copyfile(extracted_dir / name, data / name)
     text = config_path().read_text().replace("datasets: [aider, openhands]", "datasets: [fixture]")
     cfg = tmp_path / "history.yaml"
-    cfg.write_text(text.replace("bootstrap_resamples: 1000", "bootstrap_resamples: 200"))
+    cfg.write_text(text.replace("bootstrap_resamples: 10000", "bootstrap_resamples: 200"))
     return data, cfg
 
 
@@ -59,7 +59,8 @@ def test_study_runs_every_variant_caches_them_and_tests_the_hypotheses(study_set
     result = run_study(data_dir=data, cache_dir=cache, config=str(cfg), workers=1, progress=lines.append)
     repo = result["repositories"]["fixture"]
     assert repo["primary"]["judged"] == 7 and repo["primary"]["inducing"] == 2
-    assert [s["variant"] for s in repo["sensitivity"]] == [v.key for v in variants(load_history_config(cfg))]
+    plan = variants(load_history_config(cfg), v2=True)
+    assert [s["variant"] for s in repo["sensitivity"]] == [v.key for v in plan if v.group not in V2_GROUPS]
     horizon90 = next(s for s in repo["sensitivity"] if s["variant"] == "horizon=90d")
     assert horizon90["inducing"] == 0 and horizon90["inducing_share"] is None  # 60 days of history: all censored at 90
     assert repo["hygiene"]["add_only_fixes"] == 1 and repo["hygiene"]["late_labels"] == 1
@@ -68,7 +69,7 @@ def test_study_runs_every_variant_caches_them_and_tests_the_hypotheses(study_set
     assert all((t["p"] is None) == (t["p_holm"] is None) for t in tests)
     assert result["hypotheses"]["family_size"] == sum(1 for t in tests if t["p"] is not None)
     cached = sorted(cache.glob("fixture-*.json"))
-    assert len(cached) == len(repo["sensitivity"]) and lines[0].startswith("0 of")
+    assert len(cached) == len(plan) and lines[0].startswith("0 of")
     again = run_study(data_dir=data, cache_dir=cache, config=str(cfg), workers=1, progress=lines.append)
     assert again == result and any(line.startswith(f"{len(cached)} of {len(cached)} evaluations cached") for line in lines)
 
@@ -111,7 +112,7 @@ def test_study_on_a_two_worker_local_cluster_is_byte_identical_to_the_serial_run
     lines: list[str] = []
     on_dask = run_study(data_dir=data, cache_dir=tmp_path / "cache", config=str(cfg), workers=2, progress=lines.append)
     assert json.dumps(on_dask, sort_keys=True) == json.dumps(serial, sort_keys=True)
-    total = len(variants(load_history_config(cfg)))
+    total = len(variants(load_history_config(cfg), v2=True))
     assert sum(1 for line in lines if line.startswith("fixture: ")) == total and lines[-1].endswith(f"({total} of {total})")
     assert len(list((tmp_path / "cache").glob("fixture-*.json"))) == total
     with pytest.raises(ValidationError, match="workers"):
