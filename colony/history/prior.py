@@ -7,9 +7,11 @@ as a replay delivers it: :func:`colony.history.replay.commit_outcomes`). :func:`
 learns the streams of several datasets in one online pass (merged in commit-time order; ties by
 dataset name, then position) with :func:`colony.kernel.change_prior.fit_prior`, and records what it
 was fitted on: each dataset's name, manifest ``sha256_gz`` and counts, the label rules, the horizon,
-the totals, the model's version and a digest of this module's source (``code_sha256``). The same
-datasets, configuration and code give the same prior, byte for byte (:func:`write_prior` writes no
-timestamp).
+the totals, the model's version and ``code_sha256``, a digest of the source of the functions that make
+the stream and fit it (:func:`change_stream`, :func:`fit_history_prior` and
+:func:`colony.history.replay.commit_outcomes`; the learner is named by the model's version). The
+same datasets, configuration and code give the same prior, byte for byte (:func:`write_prior` writes
+no timestamp).
 
 * The packaged prior (``colony/config/change_prior.json.gz``, pinned by ``policy.yaml``'s
   ``change.prior_sha256``) is fitted on every dataset ``history.yaml`` names:
@@ -21,6 +23,7 @@ timestamp).
 from __future__ import annotations
 
 import hashlib
+import inspect
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,7 +42,6 @@ from colony.kernel.change_risk import ChangeRisk
 
 __all__ = ["LabelledChange", "change_stream", "fit_history_prior", "leave_one_out_prior", "prior_datasets"]
 
-_SOURCE = Path(__file__)
 _FITTED: dict[tuple[Any, ...], ChangePrior] = {}  # leave-one-out priors fitted in this process (a few)
 
 
@@ -141,9 +143,16 @@ def fit_history_prior(
         "order": "judged commits in commit-time order, ties by dataset name then position",
         "counts": {"learned": len(merged), "failed": sum(item[4] for item in merged)},
         "model": ChangeRisk(policy=cp).version,
-        "code_sha256": hashlib.sha256(_SOURCE.read_bytes()).hexdigest(),
+        "code_sha256": _code_digest(),
     }
     return fit_prior(((item[3], item[4]) for item in merged), provenance=provenance, policy=cp)
+
+
+def _code_digest() -> str:
+    """sha256 of the source of what makes and fits the stream (an edit elsewhere in the module leaves a prior as it is)."""
+    return hashlib.sha256(
+        "".join(inspect.getsource(f) for f in (change_stream, fit_history_prior, commit_outcomes)).encode()
+    ).hexdigest()
 
 
 def leave_one_out_prior(data_dir: str | Path, name: str, cfg: HistoryConfig) -> ChangePrior:
