@@ -95,13 +95,13 @@ def prior_datasets(
     cfg: HistoryConfig, data_dir: str | Path, datasets: Sequence[str] | None = None, leave_out: str | None = None
 ) -> list[str]:
     """The datasets a prior is fitted on: ``datasets``, else those the study would read from ``data_dir``
-    (:func:`colony.history.study.studied_datasets`), without ``leave_out`` (the study's prior for that repository).
+    (:func:`colony.history.studied.studied_datasets`), without ``leave_out`` (the study's prior for that repository).
 
     >>> from colony.history.config import load_history_config
     >>> prior_datasets(load_history_config(), "data/history", ["aider", "openhands"], leave_out="aider")
     ['openhands']
     """
-    from colony.history.study import studied_datasets
+    from colony.history.studied import studied_datasets
 
     names = list(datasets) if datasets else studied_datasets(cfg, data_dir)
     if leave_out is not None:
