@@ -215,7 +215,7 @@ class ChangeMemory:
         )
         self.model.learn(record, failed=failed)
         self.learned = seq
-        if seq % self.policy.snapshot_every == 0:
+        if seq % self.policy.snapshot_every == 0 and self.db.persistent:  # in memory there is no restart to speed up
             self._snapshot()
         return True
 
