@@ -21,10 +21,10 @@ the kernel v2 variants of the ablation and the sensitivity analyses are tasks of
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from colony.canonical import sha256_files, sha256_hex
 from colony.config import Policy, default_policy
@@ -35,7 +35,19 @@ from colony.history.dataset import dataset_paths, read_records, verify_dataset
 from colony.history.studied import studied_datasets
 from colony.history.variants import V2_GROUPS, Variant, variants
 
-__all__ = ["V2_GROUPS", "Variant", "run_study", "studied_datasets", "task_key", "v2_ready", "variants"]
+if TYPE_CHECKING:
+    from colony.history.evaluate import Evaluation
+
+__all__ = [
+    "V2_GROUPS",
+    "Variant",
+    "evaluate_variant",
+    "run_study",
+    "studied_datasets",
+    "task_key",
+    "v2_ready",
+    "variants",
+]
 
 _ROOT = Path(__file__).resolve().parents[1]
 _CODE = ("history/*.py", "*.py", "kernel/*.py", "evaluation/*.py", "falsification/*.py", "research/conditions.py",
@@ -89,19 +101,21 @@ def task_key(
 _Task = tuple[str, str, str | None, Variant, bool, tuple[str, ...]]
 
 
-def _evaluate_task(args: _Task) -> dict[str, Any]:
-    """Run one (repository, variant) evaluation in a worker process (JSON-ready result).
+def evaluate_variant(
+    data_dir: str | Path, name: str, cfg: HistoryConfig, variant: Variant, others: Sequence[str] = ()
+) -> Evaluation:
+    """Repository ``name``'s evaluation under ``variant``: what one study task runs (notebook 06 runs it too).
 
-    ``others``: the other studied datasets (kernel v2's prior and ``jit_lr_transfer``'s training set).
+    ``others``: the other studied datasets in ``data_dir``, kernel v2's leave-one-out prior
+    (:func:`colony.history.prior.leave_one_out_prior`) and ``jit_lr_transfer``'s training set; without
+    them kernel v2 starts from zero and ``jit_lr_transfer`` is ``jit_lr``.
     """
-    data_dir, name, config, variant, with_arrays, others = args
     from colony.history.evaluate import evaluate
     from colony.history.kernel_v2 import KernelV2
     from colony.history.prior import leave_one_out_prior
     from colony.history.replay import ReplaySettings
     from colony.history.transfer import transfer_set
 
-    cfg = load_history_config(config)
     records = list(read_records(dataset_paths(data_dir, name)[0]))
     changes: dict[str, Any] = {"follow_renames": variant.follow_renames}
     if variant.fix_rule is not None:
@@ -121,7 +135,7 @@ def _evaluate_task(args: _Task) -> dict[str, Any]:
         settings = ReplaySettings(horizon, cfg.replay.tick_seconds, variant.view, cfg.replay.censor_days)
         other_records = {o: list(read_records(dataset_paths(data_dir, o)[0])) for o in others}
         transfer = transfer_set(other_records, rules, settings)
-    ev = evaluate(
+    return evaluate(
         records,
         cfg,
         default_policy(),
@@ -134,6 +148,12 @@ def _evaluate_task(args: _Task) -> dict[str, Any]:
         kernel_v2=kernel_v2,
         transfer=transfer,
     )
+
+
+def _evaluate_task(args: _Task) -> dict[str, Any]:
+    """Run one (repository, variant) evaluation in a worker process (JSON-ready result)."""
+    data_dir, name, config, variant, with_arrays, others = args
+    ev = evaluate_variant(data_dir, name, load_history_config(config), variant, others)
     out: dict[str, Any] = {"summary": ev.summary}
     if with_arrays:
         out["arrays"] = ev.arrays
