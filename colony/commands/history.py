@@ -201,11 +201,16 @@ def study_command(args: argparse.Namespace) -> int:
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "study.json").write_text(json.dumps(result, sort_keys=True, indent=1) + "\n", encoding="utf-8")
-    for t in result["hypotheses"]["tests"]:
-        if t["scope"] == "pooled" or not args.quiet:
-            est = "n/a" if t["estimate"] is None else f"{t['estimate']:+.3f}"
-            verdict = "rejected" if t["reject"] else "not rejected"
-            say(f"{t['hypothesis']} {t['scope']}: {est} (Holm p={t['p_holm']}) {verdict}")
+    families = [("first study", result["hypotheses"]["tests"])]
+    if result.get("v2", {}).get("hypotheses"):
+        families.append(("v2", result["v2"]["hypotheses"]["tests"]))
+    for family, tests in families:
+        for t in tests:
+            if t["scope"] == "pooled" or not args.quiet:
+                est = "n/a" if t["estimate"] is None else f"{t['estimate']:+.3f}"
+                interval = f" [{t['low']:+.3f}, {t['high']:+.3f}]" if t.get("low") is not None else ""
+                verdict = "rejected" if t["reject"] else "not rejected"
+                say(f"{family} {t['hypothesis']} {t['scope']}: {est}{interval} (Holm p={t['p_holm']:.4g}) {verdict}")
     print(str(out / "study.json"))
     return 0
 
