@@ -208,9 +208,11 @@ def study_command(args: argparse.Namespace) -> int:
         for t in tests:
             if t["scope"] == "pooled" or not args.quiet:
                 est = "n/a" if t["estimate"] is None else f"{t['estimate']:+.3f}"
-                interval = f" [{t['low']:+.3f}, {t['high']:+.3f}]" if t.get("low") is not None else ""
+                low, high, p_holm = t.get("low"), t.get("high"), t.get("p_holm")
+                interval = f" [{low:+.3f}, {high:+.3f}]" if low is not None and high is not None else ""
+                holm = "n/a" if p_holm is None else f"{p_holm:.4g}"
                 verdict = "rejected" if t["reject"] else "not rejected"
-                say(f"{family} {t['hypothesis']} {t['scope']}: {est}{interval} (Holm p={t['p_holm']:.4g}) {verdict}")
+                say(f"{family} {t['hypothesis']} {t['scope']}: {est}{interval} (Holm p={holm}) {verdict}")
     print(str(out / "study.json"))
     return 0
 
