@@ -278,7 +278,14 @@ def _facts(repo: Any, sha: str, candidate: bool, include: Sequence[str], modifie
     }
 
 
-_FACTS_SOURCES = ("history/szz.py", "history/diffs.py", "history/changes.py", "kernel/change.py", "kernel/change_parse.py")
+_FACTS_SOURCES = (
+    "history/szz.py",
+    "history/diffs.py",
+    "history/changes.py",
+    "kernel/change.py",
+    "kernel/change_parse.py",
+    "kernel/change_record.py",
+)
 
 
 def facts_hash(include: Sequence[str]) -> str:

@@ -94,6 +94,7 @@ _EXTRACTOR_MODULES = (
     "history/dataset",
     "kernel/change",
     "kernel/change_parse",
+    "kernel/change_record",
 )
 
 

@@ -163,7 +163,7 @@ class ChangeRisk:
     @property
     def version(self) -> str:
         """The algorithm and a digest of its settings: what a verdict records beside the risk."""
-        return f"{ALGORITHM}:{sha256_json(self.settings)[:12]}"
+        return _version(self._cfg)
 
     def _logit(self, x: dict[int | str, float]) -> float:
         metrics, tokens = self.metrics, self._tokens
@@ -267,6 +267,12 @@ class ChangeRisk:
         model.metrics = {k: _finite(v, f"state.metrics.{k}") for k, v in metrics.items()}
         model._tokens = _weights(data["tokens"], model._cfg.buckets)
         return model
+
+
+@lru_cache(maxsize=8)
+def _version(cfg: ChangePolicy) -> str:
+    """:attr:`ChangeRisk.version` for the settings of ``cfg`` (made once per policy: every verdict records it)."""
+    return f"{ALGORITHM}:{sha256_json(ChangeRisk(policy=cfg).settings)[:12]}"
 
 
 def _record(change: Any) -> ChangeRecord:
