@@ -40,6 +40,7 @@ MODULES = (
     "study",
     "robustness",
     "history",
+    "history_v2",
     "validity",
     "fixtures",
     "gateway",
