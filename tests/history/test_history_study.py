@@ -117,3 +117,19 @@ def test_study_on_a_two_worker_local_cluster_is_byte_identical_to_the_serial_run
     assert len(list((tmp_path / "cache").glob("fixture-*.json"))) == total
     with pytest.raises(ValidationError, match="workers"):
         run_study(data_dir=data, config=str(cfg), workers=0)
+
+
+def test_every_reported_holm_p_at_the_resolution_floor_is_marked(study_setup, tmp_path):
+    # a real study of the fixture at 200 resamples, where strong effects put Holm p at the floor family x 2/201
+    from colony.history.hypotheses import resolution_floor
+
+    data, cfg = study_setup
+    result = run_study(data_dir=data, cache_dir=tmp_path / "cache", config=str(cfg), workers=1)
+    families = [result["hypotheses"]] + ([result["v2"]["hypotheses"]] if result.get("v2", {}).get("run") else [])
+    for family in families:
+        floor = resolution_floor(family["family_size"], family["resamples"])
+        assert family["resamples"] == 200 and family["p_floor"] == pytest.approx(floor)
+        for t in family["tests"]:
+            at_floor = t["p_holm"] is not None and t["p_holm"] == pytest.approx(floor, rel=1e-9)
+            assert t["p_holm_at_floor"] == at_floor, t
+        assert family["at_floor"] == sum(t["p_holm_at_floor"] for t in family["tests"])
