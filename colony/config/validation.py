@@ -10,8 +10,8 @@ kernel reads their slots, and code builds variants with :func:`dataclasses.repla
 dataclass) that pydantic validates when a file is parsed (``TypeAdapter``), naming unknown and missing keys
 at their section and every other problem at its dotted field. The policy, the change policy and every
 section of ``research.yaml`` (the sweep, tradeoff and adversarial ones included) and of ``gateway.yaml``
-(which name an unknown or missing key at the key itself) are such records; the history configuration is
-still a frozen pydantic model, to move to this style.
+(which name an unknown or missing key at the key itself: :class:`Keyed`) are such records; the history
+configuration is still a frozen pydantic model, to move to this style.
 
 >>> from pydantic import TypeAdapter
 >>> @dataclass(frozen=True, slots=True)
@@ -30,7 +30,7 @@ config band (<doc>): unknown keys ['hi']
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from typing import Annotated, Any
 
@@ -42,7 +42,9 @@ from colony.errors import ConfigError, unknown_keys
 __all__ = [
     "Count",
     "Exact",
+    "Flag",
     "Integer",
+    "Keyed",
     "Names",
     "NonNegative",
     "Number",
@@ -85,6 +87,32 @@ class Exact:
         if problem:
             raise PydanticCustomError(_RULE, problem, {"field": ""})
         return data
+
+
+@dataclass(frozen=True, slots=True)
+class Keyed(Exact):
+    """An :class:`Exact` record whose unknown and missing keys are named at the key itself.
+
+    :class:`Exact` names them at their section (``unknown keys ['x']``); ``gateway.yaml``'s and
+    ``history.yaml``'s errors have always named the key, as pydantic's models do
+    (``gateway.upstreams.fs.tools.x.tagret: Extra inputs are not permitted``, ``gateway.upstreams:
+    Field required``), and a field may have a default by ``default_factory`` (which :class:`Exact`'s
+    key check would count as required). So an unknown key is named here, and a missing one is left
+    to pydantic, which says ``Field required`` at the key.
+    """
+
+    @model_validator(mode="before")
+    @classmethod
+    def _exact_keys(cls, data: Any) -> Any:
+        if isinstance(data, cls):
+            return data
+        if not isinstance(data, Mapping):
+            raise fail("", f"Input should be a valid dictionary or instance of {cls.__name__}")
+        names = {f.name for f in fields(cls)}
+        extra = [key for key in data if key not in names]
+        if extra:
+            raise fail(str(extra[0]), "Extra inputs are not permitted")
+        return dict(data)
 
 
 def plain(value: Any) -> Any:
@@ -157,6 +185,12 @@ def _text(value: Any) -> str:
     return value
 
 
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return value
+
+
 def _names(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise ValueError(f"expected a list of strings, got {value!r}")
@@ -167,6 +201,8 @@ Number = Annotated[float, PlainValidator(_number)]
 """A finite number (an integer becomes a float; a bool is refused)."""
 Integer = Annotated[int, PlainValidator(_integer)]
 """An integer (a bool is refused)."""
+Flag = Annotated[bool, PlainValidator(_flag)]
+"""A bool (``true`` or ``false``; a string or a number is refused)."""
 Text = Annotated[str, PlainValidator(_text)]
 """A non-empty string."""
 Names = Annotated[tuple[str, ...], PlainValidator(_names)]

@@ -23,7 +23,7 @@ from typing import Annotated, Any, Self
 from pydantic import PlainValidator, TypeAdapter, ValidationError, model_validator
 
 from colony.config import config_file, read_yaml, replace_dotted
-from colony.config.validation import Exact, check, config_error, fail, key_problem, nested, plain, rule
+from colony.config.validation import Exact, Flag, check, config_error, fail, key_problem, nested, plain, rule
 from colony.models import COST_FIELDS
 from colony.research.sections import AdversarialSection, TradeoffSection
 from colony.research.sweep_config import SweepSection
@@ -70,12 +70,6 @@ def real(low: float | None = None, high: float | None = None) -> PlainValidator:
     return PlainValidator(lambda v: _real(v, low, high))
 
 
-def _flag(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"expected true or false, got {value!r}")
-    return value
-
-
 Real = Annotated[float, real()]
 Share = Annotated[float, real(0.0, 1.0)]
 Ticks = Annotated[int, whole(1)]
@@ -93,7 +87,7 @@ class StudySection(Exact):
     clock_start: Real
     seconds_per_tick: Annotated[float, real(0.0), rule(lambda v: v > 0, "must be > 0")]
     max_drain_ticks: Annotated[int, whole()]
-    attestation: Annotated[bool, PlainValidator(_flag)]
+    attestation: Flag
 
 
 @dataclass(frozen=True, slots=True)

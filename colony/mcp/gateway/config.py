@@ -29,7 +29,7 @@ import os
 import re
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -38,7 +38,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BeforeValidator, Field, NonNegativeFloat, PositiveFloat, TypeAdapter, ValidationError, model_validator
 
 from colony.config import read_yaml
-from colony.config.validation import Exact, check, config_error, fail
+from colony.config.validation import Keyed, check, config_error
 from colony.errors import ConfigError
 
 __all__ = [
@@ -59,34 +59,8 @@ Name = Annotated[str, Field(min_length=1)]
 """A non-empty string (pydantic's own check, so its message: ``String should have at least 1 character``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Keyed(Exact):
-    """An :class:`Exact` record whose unknown and missing keys are named at the key itself.
-
-    The smallest adapter: :class:`Exact` names them at their section (``unknown keys ['x']``), but
-    ``gateway.yaml``'s errors have always named the key, as pydantic's models do
-    (``gateway.upstreams.fs.tools.x.tagret: Extra inputs are not permitted``, ``gateway.upstreams:
-    Field required``), and most of its fields have defaults, some by ``default_factory`` (which
-    :class:`Exact`'s key check would count as required). So an unknown key is named here, and a
-    missing one is left to pydantic, which says ``Field required`` at the key.
-    """
-
-    @model_validator(mode="before")
-    @classmethod
-    def _exact_keys(cls, data: Any) -> Any:
-        if isinstance(data, cls):
-            return data
-        if not isinstance(data, Mapping):
-            raise fail("", f"Input should be a valid dictionary or instance of {cls.__name__}")
-        names = {f.name for f in fields(cls)}
-        extra = [key for key in data if key not in names]
-        if extra:
-            raise fail(str(extra[0]), "Extra inputs are not permitted")
-        return dict(data)
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Timing(_Keyed):
+class Timing(Keyed):
     """Timeouts, back-off and the tick interval (seconds); every field comes from the packaged defaults."""
 
     call_timeout_seconds: PositiveFloat
@@ -108,7 +82,7 @@ ChangeKind = Literal["write", "edit", "patch", "staged", "none"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ChangeRule(_Keyed):
+class ChangeRule(Keyed):
     """Where the change a tool call makes comes from, and which of its arguments hold it (DESIGN §7).
 
     The gateway derives the change from the call and the files it names, never from what the
@@ -146,7 +120,7 @@ def _kind_alone(value: Any) -> Any:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolRule(_Keyed):
+class ToolRule(Keyed):
     """How one upstream tool (or a ``fnmatch`` pattern of them) is gated.
 
     ``target``: a template such as ``"{path}"`` or ``"{repo_path}:{branch_name}"`` over the call's
@@ -174,7 +148,7 @@ class ToolRule(_Keyed):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class UpstreamConfig(_Keyed):
+class UpstreamConfig(Keyed):
     """One upstream MCP server: a stdio command or a Streamable HTTP URL, and its tool rules.
 
     ``roots``: the directories the upstream works in; path arguments are resolved inside them
@@ -220,7 +194,7 @@ class UpstreamConfig(_Keyed):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class KernelSection(_Keyed):
+class KernelSection(Keyed):
     """The colony the gateway gates with.
 
     ``state``: a SQLite file (or, where the storage layer supports it, a ``postgresql://`` URL),
@@ -241,7 +215,7 @@ class KernelSection(_Keyed):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GatewayConfig(_Keyed):
+class GatewayConfig(Keyed):
     """A whole ``gateway.yaml``.
 
     ``tools``: the rules every upstream has under its own (looked up after them): the packaged
