@@ -8,10 +8,11 @@ it checks with :func:`check` (a cross-field rule) or :func:`nested` (an inner va
 :class:`Exact` is the base of the records, the one configuration style: frozen, slotted dataclasses (the
 kernel reads their slots, and code builds variants with :func:`dataclasses.replace`, unchecked, as any
 dataclass) that pydantic validates when a file is parsed (``TypeAdapter``), naming unknown and missing keys
-at their section and every other problem at its dotted field. The policy, the change policy and every
-section of ``research.yaml`` (the sweep, tradeoff and adversarial ones included) and of ``gateway.yaml``
-(which name an unknown or missing key at the key itself: :class:`Keyed`) are such records; the history
-configuration is still a frozen pydantic model, to move to this style.
+at their section and every other problem at its dotted field. The policy, the change policy, every
+section of ``research.yaml`` (the sweep, tradeoff and adversarial ones included), ``gateway.yaml`` and
+``history.yaml`` are such records; the last two are :class:`Keyed`, naming an unknown or missing key at
+the key itself. Their field types (:data:`Number`, :data:`Integer`, :data:`Flag`, :data:`Text`,
+:data:`Names` and the ranges over them) are strict: a string where a number is expected is an error.
 
 >>> from pydantic import TypeAdapter
 >>> @dataclass(frozen=True, slots=True)

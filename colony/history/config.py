@@ -1,4 +1,11 @@
-"""The history study's parameters: ``colony/config/history.yaml``, loaded and validated with pydantic.
+"""The history study's parameters: ``colony/config/history.yaml``, loaded and validated.
+
+The records are the one configuration style (:class:`colony.config.validation.Exact`): frozen,
+slotted dataclasses that pydantic validates when a file is read, strictly (a string where a number
+is expected is an error, as in the policy), every problem a ConfigError naming its dotted key (an
+unknown or missing key at the key itself: :class:`~colony.config.validation.Keyed`). Built in code,
+they are not checked (as any dataclass; variants by :func:`dataclasses.replace`);
+:func:`colony.config.validation.plain` gives their JSON form.
 
 >>> cfg = load_history_config()
 >>> cfg.replay.horizon_days, cfg.labels.fix_rule, cfg.conditions.order[-2]
@@ -9,15 +16,29 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, field_validator
+from pydantic import TypeAdapter, ValidationError
 
 from colony.config import config_file
-from colony.config.validation import config_error
+from colony.config.validation import (
+    Count,
+    Flag,
+    Integer,
+    Keyed,
+    Names,
+    NonNegative,
+    Number,
+    Positive,
+    Text,
+    config_error,
+    rule,
+)
 from colony.errors import ConfigError
 from colony.history.labels import LabelRules
 from colony.history.rules import FIX_RULES
@@ -26,36 +47,48 @@ from colony.history.signatures import SignatureTable, load_signatures
 __all__ = ["HISTORY_FILE", "HistoryConfig", "config_path", "load_history_config", "signature_table"]
 
 HISTORY_FILE = "history.yaml"
-_Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-_NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+Share = Annotated[Number, rule(lambda v: 0 < v < 1, "must be strictly between 0 and 1")]
+Resamples = Annotated[Integer, rule(lambda v: v >= 100, "must be >= 100")]
+Confidence = Annotated[Number, rule(lambda v: 0.5 < v < 1, "must be strictly between 0.5 and 1")]
+Alpha = Annotated[Number, rule(lambda v: 0 < v < 0.5, "must be strictly between 0 and 0.5")]
+Seed = Annotated[Integer, rule(lambda v: v >= 0, "must be >= 0")]
+Auc = Annotated[Number, rule(lambda v: 0 < v <= 1, "must be in (0, 1]")]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+def _fix_rules(names: tuple[str, ...]) -> bool:
+    return all(r in FIX_RULES for r in names) and len(set(names)) >= 3
 
 
-class Labels(_Model):
-    fix_rule: str
-    fix_rule_variants: list[str]
-    blame_cap: PositiveInt | None
-    blame_cap_variants: list[PositiveInt | None]
-    escape_days: _NonNegative
-    session_gap_hours: _Positive
+def _kernel_variants(names: tuple[str, ...]) -> bool:
+    from colony.history.kernel_v2 import KERNEL_VARIANTS  # the kernel core, loaded only when a file is read
 
-    @field_validator("fix_rule")
-    @classmethod
-    def _rule(cls, v: str) -> str:
-        if v not in FIX_RULES:
-            raise ValueError(f"unknown fix rule {v!r}; expected one of {sorted(FIX_RULES)}")
-        return v
+    return len(set(names)) == len(names) and all(n in KERNEL_VARIANTS and n != "kernel_v2" for n in names)
 
-    @field_validator("fix_rule_variants")
-    @classmethod
-    def _rules(cls, v: list[str]) -> list[str]:
-        unknown = [r for r in v if r not in FIX_RULES]
-        if unknown or len(set(v)) < 3:
-            raise ValueError(f"needs at least three distinct known fix rules; unknown {unknown}")
-        return v
+
+def _unknown_variants(names: tuple[str, ...]) -> str:
+    from colony.history.kernel_v2 import KERNEL_VARIANTS
+
+    unknown = [n for n in names if n not in KERNEL_VARIANTS or n == "kernel_v2"]
+    return f"unknown or repeated kernel variants {unknown or list(names)}; expected among {sorted(KERNEL_VARIANTS)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Labels(Keyed):
+    fix_rule: Annotated[
+        Text, rule(lambda v: v in FIX_RULES, lambda v: f"unknown fix rule {v!r}; expected one of {sorted(FIX_RULES)}")
+    ]
+    fix_rule_variants: Annotated[
+        Names,
+        rule(
+            _fix_rules,
+            lambda v: f"needs at least three distinct known fix rules; unknown {[r for r in v if r not in FIX_RULES]}",
+        ),
+    ]
+    blame_cap: Count | None
+    blame_cap_variants: tuple[Count | None, ...]
+    escape_days: NonNegative
+    session_gap_hours: Positive
 
     def rules(self, **changes: Any) -> LabelRules:
         """The :class:`LabelRules` of the primary choices, with ``changes`` applied."""
@@ -68,108 +101,108 @@ class Labels(_Model):
         return LabelRules(**{**base, **changes})
 
 
-class Replay(_Model):
-    horizon_days: _Positive
-    horizon_variants: list[_Positive]
-    tick_seconds: _Positive
-    censor_days: _NonNegative | None
+@dataclass(frozen=True, slots=True)
+class Replay(Keyed):
+    horizon_days: Positive
+    horizon_variants: tuple[Positive, ...]
+    tick_seconds: Positive
+    censor_days: NonNegative | None
 
 
-class Jit(_Model):
-    retrain_days: _Positive
-    min_positive: PositiveInt
-    min_negative: PositiveInt
-    C: _Positive
-    max_iter: PositiveInt
+@dataclass(frozen=True, slots=True)
+class Jit(Keyed):
+    retrain_days: Positive
+    min_positive: Count
+    min_negative: Count
+    C: Positive
+    max_iter: Count
 
 
-class Conditions(_Model):
-    order: list[str]
-    hazard_window_days: _Positive
-    change_size_lines: PositiveInt
-    jit_threshold: Annotated[float, Field(gt=0, lt=1)]
+@dataclass(frozen=True, slots=True)
+class Conditions(Keyed):
+    order: Names
+    hazard_window_days: Positive
+    change_size_lines: Count
+    jit_threshold: Share
     jit: Jit
 
 
-class Metrics(_Model):
-    effort_share: Annotated[float, Field(gt=0, lt=1)]
-    size_strata: Annotated[int, Field(ge=2, le=20)]
+@dataclass(frozen=True, slots=True)
+class Metrics(Keyed):
+    effort_share: Share
+    size_strata: Annotated[Integer, rule(lambda v: 2 <= v <= 20, "must be in [2, 20]")]
 
 
-class Statistics(_Model):
-    bootstrap_resamples: Annotated[int, Field(ge=100)]
-    confidence: Annotated[float, Field(gt=0.5, lt=1)]
-    alpha: Annotated[float, Field(gt=0, lt=0.5)]
-    seed: Annotated[int, Field(ge=0)]
+@dataclass(frozen=True, slots=True)
+class Statistics(Keyed):
+    bootstrap_resamples: Resamples
+    confidence: Confidence
+    alpha: Alpha
+    seed: Seed
 
 
-class JitLineSettings(_Model):
-    C: _Positive
-    max_iter: PositiveInt
+@dataclass(frozen=True, slots=True)
+class JitLineSettings(Keyed):
+    C: Positive
+    max_iter: Count
 
 
-class IRJitSettings(_Model):
-    k: PositiveInt
-    chunk: PositiveInt
+@dataclass(frozen=True, slots=True)
+class IRJitSettings(Keyed):
+    k: Count
+    chunk: Count
 
 
-class V2Statistics(_Model):
-    bootstrap_resamples: Annotated[int, Field(ge=100)]
-    confidence: Annotated[float, Field(gt=0.5, lt=1)]
-    alpha: Annotated[float, Field(gt=0, lt=0.5)]
-    seed: Annotated[int, Field(ge=0)]
-    chunk: PositiveInt
+@dataclass(frozen=True, slots=True)
+class V2Statistics(Keyed):
+    bootstrap_resamples: Resamples
+    confidence: Confidence
+    alpha: Alpha
+    seed: Seed
+    chunk: Count
 
 
-class V2(_Model):
+@dataclass(frozen=True, slots=True)
+class V2(Keyed):
     """The v2 study (``data/history/PREREGISTRATION_V2.md``): its conditions, baselines, endpoints and statistics."""
 
-    conditions: Annotated[list[str], Field(min_length=1)]
-    threshold: Annotated[float, Field(gt=0, lt=1)]
+    conditions: Annotated[
+        Names,
+        rule(bool, "must name at least one condition"),
+        rule(lambda v: len(set(v)) == len(v), lambda v: f"lists a condition twice: {list(v)}"),
+    ]
+    threshold: Share
     jitline: JitLineSettings
     irjit: IRJitSettings
-    line_top: PositiveInt
-    fifths: Annotated[int, Field(ge=2)]
-    ablation: list[str]
-    hold_budget_variants: list[Annotated[float, Field(gt=0, lt=1)]]
-    from_zero: bool
+    line_top: Count
+    fifths: Annotated[Integer, rule(lambda v: v >= 2, "must be >= 2")]
+    ablation: Annotated[Names, rule(_kernel_variants, _unknown_variants)]
+    hold_budget_variants: tuple[Share, ...]
+    from_zero: Flag
     statistics: V2Statistics
 
-    @field_validator("conditions")
-    @classmethod
-    def _distinct(cls, v: list[str]) -> list[str]:
-        if len(set(v)) != len(v):
-            raise ValueError(f"lists a condition twice: {v}")
-        return v
 
-    @field_validator("ablation")
-    @classmethod
-    def _variants(cls, v: list[str]) -> list[str]:
-        from colony.history.kernel_v2 import KERNEL_VARIANTS
-
-        unknown = [name for name in v if name not in KERNEL_VARIANTS or name == "kernel_v2"]
-        if unknown or len(set(v)) != len(v):
-            raise ValueError(f"unknown or repeated kernel variants {unknown or v}; expected among {sorted(KERNEL_VARIANTS)}")
-        return v
+@dataclass(frozen=True, slots=True)
+class Sanity(Keyed):
+    published_jit_auc: tuple[Auc, Auc]
 
 
-class Sanity(_Model):
-    published_jit_auc: tuple[Annotated[float, Field(gt=0, le=1)], Annotated[float, Field(gt=0, le=1)]]
+@dataclass(frozen=True, slots=True)
+class Agents(Keyed):
+    extra: Names  # signature files read before the packaged agents.yaml (relative to the config file)
 
 
-class Agents(_Model):
-    extra: list[str]  # signature files read before the packaged agents.yaml (relative to the config file)
+@dataclass(frozen=True, slots=True)
+class Extract(Keyed):
+    include: Annotated[Names, rule(bool, "must name at least one glob")]
 
 
-class Extract(_Model):
-    include: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+@dataclass(frozen=True, slots=True)
+class HistoryConfig(Keyed):
+    """The validated ``history.yaml``; ``sha256``: the digest of the file read."""
 
-
-class HistoryConfig(_Model):
-    """The validated ``history.yaml``."""
-
-    schema_version: int
-    datasets: list[str]
+    schema_version: Integer
+    datasets: Names
     agents: Agents
     extract: Extract
     labels: Labels
@@ -180,6 +213,11 @@ class HistoryConfig(_Model):
     statistics: Statistics
     v2: V2
     sha256: str = ""
+
+
+@cache
+def _adapter() -> TypeAdapter[HistoryConfig]:
+    return TypeAdapter(HistoryConfig)
 
 
 def config_path(path: str | os.PathLike[str] | None = None) -> Path:
@@ -223,7 +261,7 @@ def load_history_config(path: str | os.PathLike[str] | None = None) -> HistoryCo
         extra = [str(p.parent / e) if isinstance(e, str) else e for e in agents["extra"]]
         data = {**data, "agents": {**agents, "extra": extra}}
     try:
-        return HistoryConfig.model_validate({**data, "sha256": hashlib.sha256(raw).hexdigest()})
+        return _adapter().validate_python({**data, "sha256": hashlib.sha256(raw).hexdigest()})
     except ValidationError as exc:
         raise config_error(exc, source=str(p), root="history") from None
 

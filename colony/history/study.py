@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from colony.canonical import sha256_files, sha256_hex
 from colony.config import Policy, default_policy
+from colony.config.validation import plain
 from colony.distributed import dask_client, map_ordered
 from colony.errors import ValidationError
 from colony.history.config import HistoryConfig, load_history_config
@@ -88,7 +89,7 @@ def task_key(
     payload = {
         "dataset": manifest["sha256_gz"],
         "policy": repr(policy),
-        "config": cfg.model_dump(),
+        "config": plain(cfg),
         "code": code,
         "variant": repr(variant),
         **({"others": others} if others else {}),
@@ -248,7 +249,7 @@ def run_study(
     }
     out = {
         "config_sha256": cfg.sha256,
-        "config": cfg.model_dump(exclude={"sha256"}),
+        "config": {key: value for key, value in plain(cfg).items() if key != "sha256"},
         "code_sha256": code,
         "repositories": {name: r["result"] for name, r in repos.items()},
         "hypotheses": _single_threaded(test_hypotheses, {name: r["arrays"] for name, r in repos.items()}, cfg),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
@@ -11,7 +13,7 @@ from colony.history.config import load_history_config
 from colony.history.hypotheses_v2 import HYPOTHESES_V2, auc_bootstrap, v2_hypotheses
 
 CFG = load_history_config()
-SMALL = CFG.v2.statistics.model_copy(update={"bootstrap_resamples": 2000})
+SMALL = dataclasses.replace(CFG.v2.statistics, bootstrap_resamples=2000)
 
 
 def _arrays(seed: int, n: int, shift: float) -> dict:
@@ -27,7 +29,7 @@ ARRAYS = {"aider": _arrays(1, 900, 0.0), "openhands": _arrays(2, 500, 3.0)}
 
 
 def test_eighteen_tests_holm_corrected_with_every_condition_s_interval():
-    cfg = CFG.model_copy(update={"v2": CFG.v2.model_copy(update={"statistics": SMALL})})
+    cfg = dataclasses.replace(CFG, v2=dataclasses.replace(CFG.v2, statistics=SMALL))
     out = v2_hypotheses(ARRAYS, cfg)
     tests = out["tests"]
     assert [(t["hypothesis"], t["scope"]) for t in tests] == [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -33,7 +34,7 @@ def test_conditions_registry_and_order():
     names = [c.name for c in build_history_conditions(cfg)]
     assert names == list(cfg.conditions.order)
     assert {"composite", "jit_lr", "hazard_only"} <= set(history_condition_names())
-    bad = cfg.model_copy(update={"conditions": cfg.conditions.model_copy(update={"order": ["composite", "nope"]})})
+    bad = dataclasses.replace(cfg, conditions=dataclasses.replace(cfg.conditions, order=("composite", "nope")))
     with pytest.raises(ValidationError, match="conditions.order"):
         build_history_conditions(bad)
     with pytest.raises(ValidationError, match="name"):

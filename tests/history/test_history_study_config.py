@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import shutil
 
 import pytest
 
+from colony.config import default_policy
+from colony.config.validation import Exact, plain
 from colony.errors import ConfigError, ValidationError
 from colony.history.config import load_history_config
 from colony.history.study import run_study, studied_datasets
@@ -33,6 +37,40 @@ def test_a_file_with_only_a_history_section_changing_one_key_works(tmp_path):
     with pytest.raises(ConfigError) as err:
         load_history_config(path)
     assert str(err.value) == f"config replay.horizon_dayz ({path}): Extra inputs are not permitted"
+
+
+def _records(record):
+    yield record
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        if dataclasses.is_dataclass(value):
+            yield from _records(value)
+
+
+def test_the_history_config_is_an_exact_dataclass_like_the_policy_and_names_the_dotted_field(tmp_path):
+    """history.yaml is read into the one configuration style: frozen, slotted Exact dataclasses, as policy.yaml is."""
+    cfg = load_history_config()
+    records = list(_records(cfg))
+    assert len(records) == 14 and hash(cfg) == hash(load_history_config())  # every section, all immutable
+    for record in (*records, default_policy()):
+        assert isinstance(record, Exact) and dataclasses.is_dataclass(record) and not hasattr(record, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.v2.statistics.seed = 1  # type: ignore[misc]
+    printed = plain(cfg)  # what the study prints (without sha256) and its cache keys digest
+    assert printed["sanity"]["published_jit_auc"] == [0.7, 0.8] and printed["v2"]["statistics"]["chunk"] == 1000
+    assert json.loads(json.dumps(printed)) == printed and printed["sha256"] == cfg.sha256
+    path = tmp_path / "history.yaml"
+    for text, key, message in [
+        ("replay:\n  horizon_days: '30'\n", "replay.horizon_days", "expected a number, got '30'"),  # strict, as the policy
+        ("v2:\n  statistics:\n    chunk: 0\n", "v2.statistics.chunk", "must be >= 1"),
+        ("v2:\n  from_zero: 'yes'\n", "v2.from_zero", "expected true or false, got 'yes'"),
+        ("labels:\n  blame_cap_variants: [10, 0]\n", "labels.blame_cap_variants.1", "must be >= 1"),
+        ("v2:\n  jitline:\n    c: 1.0\n", "v2.jitline.c", "Extra inputs are not permitted"),
+    ]:
+        path.write_text(text)
+        with pytest.raises(ConfigError) as err:
+            load_history_config(path)
+        assert (err.value.key, str(err.value)) == (key, f"config {key} ({path}): {message}")
 
 
 def test_the_study_reads_the_datasets_the_directory_holds(own_data, tmp_path, monkeypatch):

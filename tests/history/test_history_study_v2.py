@@ -44,7 +44,7 @@ def two(extracted, extracted_dir, tmp_path_factory):
 def test_the_v2_section_holds_every_preregistered_analysis(two):
     v2 = two["v2"]
     cfg = load_history_config()
-    assert v2["run"] and list(v2["conditions"]) == cfg.v2.conditions
+    assert v2["run"] and list(v2["conditions"]) == list(cfg.v2.conditions)
     assert set(v2["endpoints"]) == {"fix_a", "fix_b", "pooled"} == set(v2["escaped"])
     assert set(v2["endpoints"]["pooled"]) == {"all", "from_warmup_end"}
     assert v2["endpoints"]["fix_a"]["all"]["jitline"]["line_top"]["commits"] == 1  # c2's defective line
