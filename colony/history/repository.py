@@ -37,7 +37,9 @@ def check_repository(repo: Path, shown: str) -> None:
     if _git(repo, "rev-parse", "--is-bare-repository").stdout.strip() != "true":
         top = _git(repo, "rev-parse", "--show-toplevel").stdout.strip()
         if top and Path(top).resolve() != repo.resolve():
-            raise ValidationError(FIELD, f"{shown} is inside the repository {top}; pass the repository itself: {top}", value=shown)
+            raise ValidationError(
+                FIELD, f"{shown} is inside the repository {top}; pass the repository itself: {top}", value=shown
+            )
     if _git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").returncode != 0:
         raise ValidationError(FIELD, f"{shown} has no commits (an empty history)", value=shown)
     if _git(repo, "rev-parse", "--is-shallow-repository").stdout.strip() == "true":

@@ -18,7 +18,6 @@ from manuscript_support import ROOT
 from colony.attestation import AttestationLedger, HMACSigner
 from colony.config import default_policy
 from colony.kernel.trust import apply_delta, outcome_delta
-from colony.research.hold_profile import verdicts_by_tick
 from scripts.collectors.fixtures import ROW_FIELDS, ledger_rows
 from scripts.collectors.probes import threats
 from scripts.collectors.probes.tamper import KEY, Chain
