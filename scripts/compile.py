@@ -3,7 +3,8 @@
 The section templates are rendered with the snapshot (``StrictUndefined``: an undefined
 variable stops the build), joined into ``paper.md``, then converted by pandoc with our
 ``crossref.lua`` (run before ``--citeproc``): HTML with MathML and embedded images, and Typst,
-which the ``typst`` package compiles to a tagged PDF/UA-1 with a fixed timestamp (the commit
+which the ``typst`` package compiles to a tagged PDF/UA-1 (untagged, and recorded as such, only
+when Typst's own tag tree fails: :func:`typst_pdf`) with a fixed timestamp (the commit
 time) and only its bundled fonts, so equal inputs give a byte-identical PDF. Unresolved
 cross-references or citations fail the stage before anything replaces ``output/paper/``.
 
@@ -66,6 +67,8 @@ TYPST_OPTIONS = ("--to", "typst", "--wrap=none")
 REFERENCES_HEADING = "References"  # the unnumbered heading that ends the main text
 UNRESOLVED_PREFIX = "crossref: unresolved reference @"
 MISSING_CITATION = "Citeproc: citation "
+# Typst's internal errors in building a PDF's tag tree, positional and open upstream (typst/typst#8487, #8776)
+TAG_TREE_ERRORS = ("internal error: parent group", "internal error: tags weren't properly closed")
 
 
 @dataclass(slots=True)
@@ -75,6 +78,7 @@ class CompileReport:
     warnings: list[str] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
     missing_citations: list[str] = field(default_factory=list)
+    untagged: dict[str, str] = field(default_factory=dict)  # PDF name: why it has no tag tree (typst_pdf)
 
     def absorb(self, stderr: str) -> None:
         for line in stderr.splitlines():
@@ -205,34 +209,62 @@ def _input_key(
     )
 
 
-def _typst_pdf(config: BuildConfig, staging: Path, name: str, timestamp: int, report: CompileReport) -> None:
+def _typst(staging: Path, name: str, root: Path, timestamp: int, *, tagged: bool) -> tuple[Any, list[Any]]:
+    """One Typst compilation: a tagged PDF/UA-1, or (``tagged=False``) a PDF without a tag tree."""
+    return typst.compile_with_warnings(  # type: ignore[no-any-return]
+        str(staging / f"{name}.typ"),
+        root=str(root),
+        timestamp=timestamp,
+        ignore_system_fonts=True,
+        pdf_standards=["ua-1"] if tagged else [],
+        pdf_tags=tagged,
+    )
+
+
+def typst_pdf(root: Path, staging: Path, name: str, timestamp: int, report: CompileReport) -> None:
+    """Compile ``name.typ`` to a tagged PDF/UA-1.
+
+    Typst 0.14-0.15 can fail to build the tag tree of a document whose floats land at particular
+    places (``internal error: parent group`` or ``tags weren't properly closed``; typst/typst#8487
+    and #8776, open upstream): the failure depends on where the pages break, not on the source.
+    Only for that error the document is compiled again without a tag tree; the report records the
+    PDF as untagged and says why, so the loss of PDF/UA is visible, never silent.
+    """
     try:
-        pdf, warnings = typst.compile_with_warnings(
-            str(staging / f"{name}.typ"),
-            root=str(config.out.root),
-            timestamp=timestamp,
-            ignore_system_fonts=True,
-            pdf_standards=["ua-1"],
-        )
+        pdf, warnings = _typst(staging, name, root, timestamp, tagged=True)
     except Exception as exc:  # typst raises its own error types; report them as a compile failure
-        raise BuildError("compile", f"typst could not compile {name}.typ: {exc}") from exc
+        if not any(marker in str(exc) for marker in TAG_TREE_ERRORS):
+            raise BuildError("compile", f"typst could not compile {name}.typ: {exc}") from exc
+        try:
+            pdf, warnings = _typst(staging, name, root, timestamp, tagged=False)
+        except Exception as untagged_exc:
+            raise BuildError("compile", f"typst could not compile {name}.typ: {untagged_exc}") from untagged_exc
+        report.untagged[f"{name}.pdf"] = f"typst failed to build the tag tree ({exc}); written without tags, not PDF/UA-1"
     report.warnings.extend(str(w) for w in warnings)
     if not isinstance(pdf, bytes):
         raise BuildError("compile", "typst returned no PDF bytes")
     (staging / f"{name}.pdf").write_bytes(pdf)
 
 
-def _compile_venue(config: BuildConfig, manuscript: Manuscript, staging: Path, timestamp: int) -> dict[str, int | None]:
-    """The venue version from the same rendered sources: two columns, its own margins, moved sections last."""
-    report = CompileReport()
+def _compile_venue(
+    config: BuildConfig, manuscript: Manuscript, staging: Path, timestamp: int, report: CompileReport
+) -> dict[str, int | None]:
+    """The venue version from the same rendered sources: two columns, its own margins, moved sections last.
+
+    Pandoc's messages about the venue are not kept (the paper's own run reports the same sources); an
+    untagged venue PDF is recorded in ``report``.
+    """
+    venue_report = CompileReport()
     args = [
         "venue.md", "--from", "markdown", "--metadata-file", "venue.yaml", "--number-sections",
         "--lua-filter", str(manuscript.lua_filter), "--citeproc", "--bibliography", str(manuscript.bibliography),
         "--resource-path", str(config.out.root), *TYPST_OPTIONS, "--standalone", "-o", "venue.typ", "-V", "columns=2",
         "--include-in-header", str(manuscript.typst_header), "--include-in-header", str(manuscript.venue_header),
     ]  # fmt: skip
-    _pandoc(args, staging, report)
-    _typst_pdf(config, staging, "venue", timestamp, report)
+    _pandoc(args, staging, venue_report)
+    typst_pdf(config.out.root, staging, "venue", timestamp, venue_report)
+    report.untagged.update(venue_report.untagged)
+    report.warnings.extend(f"venue.pdf: {why}" for why in venue_report.untagged.values())
     return page_counts(pdf_pages(staging / "venue.pdf", layout=False))
 
 
@@ -257,7 +289,7 @@ def _compile(config: BuildConfig, manuscript: Manuscript, staging: Path, timesta
         problems = [f"unresolved cross-reference @{r}" for r in report.unresolved]
         problems += [f"citation {k!r} is not in {config.rel(manuscript.bibliography)}" for k in report.missing_citations]
         raise BuildError("compile", "; ".join(problems))
-    _typst_pdf(config, staging, "paper", timestamp, report)
+    typst_pdf(config.out.root, staging, "paper", timestamp, report)
     return report
 
 
@@ -292,7 +324,7 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
         (staging / "venue.yaml").write_text(yaml.safe_dump(venue_meta, sort_keys=True, allow_unicode=True), encoding="utf-8")
     try:
         report = _compile(config, manuscript, staging, timestamp)
-        venue_pages = _compile_venue(config, manuscript, staging, timestamp) if venue is not None else None
+        venue_pages = _compile_venue(config, manuscript, staging, timestamp, report) if venue is not None else None
     except BuildError:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -300,6 +332,7 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
         "schema": 1,
         "timestamp": timestamp,
         "warnings": report.warnings,
+        "untagged": report.untagged,
         "unresolved_references": report.unresolved,
         "missing_citations": report.missing_citations,
         "outputs": {name: file_sha256(staging / name) for name in ("paper.html", "paper.pdf")},
@@ -314,7 +347,12 @@ def run(config: BuildConfig, *, force: bool = False) -> StageResult:
         "compile",
         skipped=False,
         summary=f"paper.html, paper.pdf ({pages['total']} pages, main text {pages['main_text']})"
-        + (f", venue.pdf (main text {venue_pages['main_text']})" if venue_pages else ""),
+        + (f", venue.pdf (main text {venue_pages['main_text']})" if venue_pages else "")
+        + (
+            f"; without a tag tree (typst's tag-tree error, see compile_report.json): {', '.join(report.untagged)}"
+            if report.untagged
+            else ""
+        ),
     )
 
 

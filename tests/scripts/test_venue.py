@@ -109,3 +109,58 @@ def test_the_font_check_reads_the_venue_width_when_there_is_a_venue() -> None:
     assert check_figure_fonts([shrunk], venue=False) == []
     unmeasured = {**legible, "venue_min_font_pt": None}
     assert check_figure_fonts([unmeasured], venue=True) == ["figure f: the registry records no printed font size in venue.pdf"]
+
+
+DOC = '#set document(title: "t")\n= A heading\n\nSome words.\n'  # PDF/UA-1 needs a title
+
+
+def _has_tag_tree(pdf: bytes) -> bool:
+    return b"/StructTreeRoot" in pdf
+
+
+def test_a_pdf_is_tagged_and_a_broken_source_fails_the_stage_without_falling_back(tmp_path: Path) -> None:
+    from scripts.compile import CompileReport, typst_pdf
+
+    (tmp_path / "doc.typ").write_text(DOC, encoding="utf-8")
+    report = CompileReport()
+    typst_pdf(tmp_path, tmp_path, "doc", 0, report)
+    assert report.untagged == {} and _has_tag_tree((tmp_path / "doc.pdf").read_bytes())
+    (tmp_path / "bad.typ").write_text("#let x = (\n", encoding="utf-8")
+    with pytest.raises(BuildError, match=r"could not compile bad\.typ"):
+        typst_pdf(tmp_path, tmp_path, "bad", 0, report)
+    assert report.untagged == {} and not (tmp_path / "bad.pdf").exists()
+
+
+def test_typsts_tag_tree_error_gives_an_untagged_pdf_that_the_report_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """typst/typst#8487: a positional internal error in Typst's tag tree; only it falls back, and visibly."""
+    import typst
+
+    from scripts.compile import CompileReport, typst_pdf
+
+    real = typst.compile_with_warnings
+    calls: list[bool] = []
+
+    def tag_tree_fails(*args: object, pdf_tags: bool = True, **kwargs: object) -> object:
+        calls.append(pdf_tags)
+        if pdf_tags:
+            raise RuntimeError("internal error: parent group (occurred at crates/typst-pdf/src/tags/tree/build.rs:202:14)")
+        return real(*args, pdf_tags=pdf_tags, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(typst, "compile_with_warnings", tag_tree_fails)
+    (tmp_path / "venue.typ").write_text(DOC, encoding="utf-8")
+    report = CompileReport()
+    typst_pdf(tmp_path, tmp_path, "venue", 0, report)
+    assert calls == [True, False]
+    assert list(report.untagged) == ["venue.pdf"] and "parent group" in report.untagged["venue.pdf"]
+    assert "not PDF/UA-1" in report.untagged["venue.pdf"]
+    pdf = (tmp_path / "venue.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF") and not _has_tag_tree(pdf)
+
+    def other_internal_error(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("internal error: something else")
+
+    monkeypatch.setattr(typst, "compile_with_warnings", other_internal_error)
+    with pytest.raises(BuildError, match="something else"):
+        typst_pdf(tmp_path, tmp_path, "venue", 0, CompileReport())
