@@ -20,7 +20,7 @@ from pathlib import Path
 from benchmarks.common import OUTPUT
 
 QUICK = frozenset(
-    {"kernel", "attestation", "falsification", "mcp", "reference", "research", "gateway", "mutation", "sweep_scaling"}
+    {"kernel", "change", "attestation", "falsification", "mcp", "reference", "research", "gateway", "mutation", "sweep_scaling"}
 )
 
 

@@ -101,6 +101,7 @@ FIXTURE_COMMANDS: tuple[FixtureCommand, ...] = (
             "-m",
             "benchmarks",
             "kernel",
+            "change",
             "falsification",
             "attestation",
             "mcp",
