@@ -36,7 +36,7 @@ PAGE_CHECK = """() => {
     dangling: anchors.map(a => a.getAttribute('href').slice(1)).filter(id => id && !document.getElementById(id)),
     internal_links: anchors.length,
     figure_sources: figures.map(f => Array.from(f.querySelectorAll('figcaption a'))
-        .map(a => a.getAttribute('href')).filter(h => /\\/figures\\/[a-z_]+\\.py$/.test(h)).length),
+        .map(a => a.getAttribute('href')).filter(h => /\\/figures\\/[a-z0-9_]+\\.py$/.test(h)).length),
     unresolved: document.body.innerText.includes('??'),
   };
 }"""
