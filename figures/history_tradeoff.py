@@ -69,13 +69,13 @@ FIGURE = FigureSpec(
     id="history_tradeoff",
     caption=with_sources(
         "<% if history.present %>"
-        "ROC curves of every condition on the two real histories (all labels, horizon "
+        "ROC curves of the first study's conditions on the two real histories (all labels, horizon "
         "<< history.parameters.horizon_days | num >> days): share of inducing commits held against share of the other "
         "judged commits held, so the area under each curve is the AUC in the legend; the preregistered operating point "
         "as a marker, chance as the dotted diagonal, on which executing everything and the budget alone lie (they hold "
-        "nothing). A straight stretch is a run of tied scores, held together; the JIT baseline's, at its upper right, is "
-        "its warm-up: every commit before its first fit, which waits for << history.parameters.min_positive >> known "
-        "inducing commits and enough clean ones, scores 0 and is held last."
+        "nothing). A straight stretch is a run of tied scores, held together. Before its first fit, which waits for "
+        "<< history.parameters.min_positive >> known inducing commits and enough clean ones, the JIT baseline scores a "
+        "commit by the lines it adds."
         "<% else %>Not measured in this build: no history study artefact.<% endif %>",
         __file__,
         "notebooks/06_real_histories.ipynb",

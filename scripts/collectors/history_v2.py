@@ -38,7 +38,7 @@ CONDITION_NAMES = {
     "irjit": "the IRJIT-style neighbours",
     "kernel_v1": "the v1 gate",
     "kernel_v2": "the v2 gate",
-    "kernel_v2_risk": "kernel v2's learned risk",
+    "kernel_v2_risk": "kernel v2’s learned risk",
 }
 CONDITION_LABELS = {
     "always_execute": "always execute",
@@ -274,6 +274,11 @@ def summarise(v2: Any, datasets: list[str], prereg_text: str, ablation_variants:
         "line_top": v2.get("line_top"),
         "effort_share": v2.get("effort_share"),
         "endpoints": endpoints,
+        # the same endpoints as rows in the conditions' order (a table reads them by position, not by identifier)
+        "rows": [
+            {"condition": c, "label": CONDITION_LABELS[c], **{view: {s: endpoints[s][view][c] for s in scopes} for view in VIEWS}}
+            for c in conditions
+        ],
         "escaped": escaped,
         "hypotheses": hypotheses,
         "hypothesis_count": len(HYPOTHESES),
@@ -292,6 +297,7 @@ def summarise(v2: Any, datasets: list[str], prereg_text: str, ablation_variants:
         "ablation": ablation,
         "ablation_by_variant": {s: _by_variant(rows, ["kernel_v2", *ablation_variants]) for s, rows in ablation.items()},
         "sensitivity": sensitivity,
+        "from_zero": {s: _by_variant(rows, ["from_zero"])["from_zero"] for s, rows in sensitivity.items()},
         "sensitivity_spread": {s: _spread(rows, "gate_auc") for s, rows in sensitivity.items()},
         "sensitivity_risk_spread": {s: _spread(rows, "risk_auc") for s, rows in sensitivity.items()},
         "first_study": {s: _first_study(dig(v2, "first_study", "scopes", s)) for s in scopes},
@@ -314,7 +320,7 @@ def summarise(v2: Any, datasets: list[str], prereg_text: str, ablation_variants:
     inputs=("{output}/history/study.json", PREREGISTRATION, "{package}/config/history.yaml", "{output}/benchmarks/*.json"),
 )
 def history_v2(ctx: CollectContext) -> dict[str, Any]:
-    """Study v2's conditions, endpoints, hypotheses and secondary analyses; the preregistration's hash and goal."""
+    """Study v2’s conditions, endpoints, hypotheses and secondary analyses; the preregistration's hash and goal."""
     cfg = load_history_config()
     path = ctx.config.out.root / "history" / "study.json"
     data: Any = ctx.read_json(path) if path.is_file() else {}
@@ -323,4 +329,5 @@ def history_v2(ctx: CollectContext) -> dict[str, Any]:
     summary = summarise(dig(data, "v2"), list(cfg.datasets), text, list(cfg.v2.ablation))
     summary["preregistration"]["sha256"] = file_sha256(prereg) if prereg.is_file() else None
     summary["costs"] = _costs(ctx)
+    summary["irjit_k"] = cfg.v2.irjit.k
     return summary
