@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
 
 from figures import FigureContext, FigureSpec, with_sources
-from figures.style import OKABE_ITO, new_figure, not_measured
+from figures.style import OKABE_ITO, new_figure, not_measured, plain_log_axis
 
 TRANSPORTS = (
     ("in_memory", "in-memory client", "blue", "o"),
@@ -46,7 +45,7 @@ def plot(ctx: FigureContext) -> Figure:
     axes.set_yticks(range(len(tools)), [t.removeprefix("colony_") for t in tools])
     axes.set_ylim(-0.6, len(tools) - 0.4)
     axes.set_xscale("log")
-    axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    plain_log_axis(axes.xaxis)
     axes.set_xlabel("milliseconds per call (marker: median; line to the 99th percentile)")
     axes.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
     axes.grid(axis="y", visible=False)

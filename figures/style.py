@@ -20,6 +20,7 @@ from cycler import cycler
 from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.text import Text
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 __all__ = [
     "DECISION_COLOURS",
@@ -37,6 +38,7 @@ __all__ = [
     "figure_style",
     "interval",
     "new_figure",
+    "plain_log_axis",
     "not_measured",
     "png_bytes",
     "smallest_text",
@@ -96,6 +98,18 @@ def figure_style() -> Iterator[None]:
 def interval(axes: Any, estimate: float, y: float, low: float, high: float, **style: Any) -> None:
     """One forest-plot row: the point ``estimate`` at height ``y`` with horizontal error bars to ``low`` and ``high``."""
     axes.errorbar([estimate], [y], xerr=[[estimate - low], [high - estimate]], **style)
+
+
+def plain_log_axis(axis: Axis) -> None:
+    """A log axis labelled at 1, 2 and 5 of each decade in plain numbers, its minor ticks unlabelled.
+
+    Matplotlib labels minor ticks (``3×10⁻¹``, ``4×10⁻¹``) when the data span few decades, and
+    those labels collide; which ones it draws depends on the measured range, so a build on other
+    timings could fail the overlap check. Call after ``set_xscale("log")`` or ``set_yscale("log")``.
+    """
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def new_figure(size: tuple[float, float]) -> Figure:
