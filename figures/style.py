@@ -38,8 +38,8 @@ __all__ = [
     "figure_style",
     "interval",
     "new_figure",
-    "plain_log_axis",
     "not_measured",
+    "plain_log_axis",
     "png_bytes",
     "smallest_text",
 ]

@@ -264,7 +264,6 @@ def _compile_venue(
     _pandoc(args, staging, venue_report)
     typst_pdf(config.out.root, staging, "venue", timestamp, venue_report)
     report.untagged.update(venue_report.untagged)
-    report.warnings.extend(f"venue.pdf: {why}" for why in venue_report.untagged.values())
     return page_counts(pdf_pages(staging / "venue.pdf", layout=False))
 
 

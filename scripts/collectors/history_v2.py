@@ -274,7 +274,8 @@ def summarise(v2: Any, datasets: list[str], prereg_text: str, ablation_variants:
         "line_top": v2.get("line_top"),
         "effort_share": v2.get("effort_share"),
         "endpoints": endpoints,
-        # the same endpoints as rows in the conditions' order (a table reads them by position, not by identifier)
+        # the same endpoints as rows in the conditions' order: a table walks them by position, since a template that
+        # looked them up by the condition's name would break the snapshot-alteration test (it alters strings, not keys)
         "rows": [
             {"condition": c, "label": CONDITION_LABELS[c], **{view: {s: endpoints[s][view][c] for s in scopes} for view in VIEWS}}
             for c in conditions
@@ -320,7 +321,7 @@ def summarise(v2: Any, datasets: list[str], prereg_text: str, ablation_variants:
     inputs=("{output}/history/study.json", PREREGISTRATION, "{package}/config/history.yaml", "{output}/benchmarks/*.json"),
 )
 def history_v2(ctx: CollectContext) -> dict[str, Any]:
-    """Study v2’s conditions, endpoints, hypotheses and secondary analyses; the preregistration's hash and goal."""
+    """Study v2's conditions, endpoints, hypotheses and secondary analyses; the preregistration's hash and goal."""
     cfg = load_history_config()
     path = ctx.config.out.root / "history" / "study.json"
     data: Any = ctx.read_json(path) if path.is_file() else {}

@@ -77,8 +77,7 @@ def _mcp_figure(scale: float) -> Any:
         for transport, rows in MEASURED_MCP.items()
     }
     perf = {"mcp": {"measured": True, "tools": sorted(latency["in_memory"]), "latency": latency}}
-    figure = FIGURE.plot(FigureContext(FIGURE, {"perf": perf}, Path(".")))
-    return figure
+    return FIGURE.plot(FigureContext(FIGURE, {"perf": perf}, Path(".")))
 
 
 def test_the_mcp_latency_axis_labels_never_collide_whatever_the_measured_range() -> None:
